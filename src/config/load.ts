@@ -1,0 +1,91 @@
+import { VARIABLES, type Profile, type Variable } from './variables.js';
+
+type Table = typeof VARIABLES;
+type ValueOf<V> = V extends { kind: 'int' }
+  ? number
+  : V extends { kind: 'bool' }
+    ? boolean
+    : V extends { kind: 'enum'; values: readonly (infer T)[] }
+      ? T
+      : V extends { kind: 'string'; default: string }
+        ? string
+        : string | undefined;
+
+/** The validated configuration of one process. */
+export type Config = { readonly [K in keyof Table]: ValueOf<Table[K]> };
+
+/** A bad environment value; the message is one line naming the variable. */
+export class ConfigError extends Error {}
+
+const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
+const FALSE_WORDS = new Set(['0', 'false', 'no', 'off']);
+
+function parseInt(variable: Variable & { kind: 'int' }, raw: string): number {
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${variable.env}=${JSON.stringify(raw)} is not an integer`);
+  const value = Number(raw.trim());
+  if (value < variable.min || value > variable.max) {
+    throw new ConfigError(`${variable.env}=${raw} is out of range (${variable.min} to ${variable.max})`);
+  }
+  return value;
+}
+
+function parseBool(variable: Variable, raw: string): boolean {
+  const word = raw.trim().toLowerCase();
+  if (TRUE_WORDS.has(word)) return true;
+  if (FALSE_WORDS.has(word)) return false;
+  throw new ConfigError(`${variable.env}=${JSON.stringify(raw)} is not a boolean (use true/false or 1/0)`);
+}
+
+function parseEnum(variable: Variable & { kind: 'enum' }, raw: string): string {
+  const value = raw.trim();
+  if (!variable.values.includes(value)) {
+    throw new ConfigError(`${variable.env}=${JSON.stringify(raw)} must be one of ${variable.values.join(', ')}`);
+  }
+  return value;
+}
+
+function defaultOf(variable: Variable, profile: Profile): unknown {
+  if (variable.kind === 'int' && typeof variable.default === 'object') return variable.default[profile];
+  return variable.default;
+}
+
+function parseVariable(variable: Variable, raw: string | undefined, profile: Profile): unknown {
+  if (raw === undefined || raw === '') return defaultOf(variable, profile);
+  switch (variable.kind) {
+    case 'int':
+      return parseInt(variable, raw);
+    case 'bool':
+      return parseBool(variable, raw);
+    case 'enum':
+      return parseEnum(variable, raw);
+    case 'string':
+      return raw;
+  }
+}
+
+/** Reads every variable of VARIABLES from `env`, applying the spec's defaults; throws ConfigError on the first bad value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const profile = parseEnum(VARIABLES.env, env[VARIABLES.env.env] || VARIABLES.env.default) as Profile;
+  const config: Record<string, unknown> = {};
+  for (const [key, variable] of Object.entries(VARIABLES) as [string, Variable][]) {
+    config[key] = parseVariable(variable, env[variable.env], profile);
+  }
+  checkBootstrapAdmin(config as Config);
+  return Object.freeze(config) as Config;
+}
+
+function checkBootstrapAdmin(config: Config): void {
+  if (!config.bootstrapAdminUser) return;
+  if (!config.bootstrapAdminUsername) throw new ConfigError('CDN_BOOTSTRAP_ADMIN_USERNAME must be set when CDN_BOOTSTRAP_ADMIN_USER is true');
+  if (!config.bootstrapAdminPassword || config.bootstrapAdminPassword.length < 8) {
+    throw new ConfigError('CDN_BOOTSTRAP_ADMIN_PASSWORD must be at least 8 characters when CDN_BOOTSTRAP_ADMIN_USER is true');
+  }
+}
+
+/** The list of platform nameservers from a comma/space separated value, normalised. */
+export function splitList(value: string): string[] {
+  return value
+    .split(/[\s,]+/)
+    .map((item) => item.trim().toLowerCase().replace(/\.$/, ''))
+    .filter(Boolean);
+}

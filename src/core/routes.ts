@@ -1,0 +1,13 @@
+import type { AppDeps } from '../http/app.js';
+import type { Route } from '../http/route.js';
+import { adminRoutes } from '../features/admin/routes.js';
+import { auditRoutes } from '../features/audit/routes.js';
+import { dnsRoutes } from '../features/dns/routes.js';
+import { domainRoutes } from '../features/domains/routes.js';
+import { healthRoutes } from '../features/health/routes.js';
+import { originRoutes } from '../features/origins/routes.js';
+
+/** Every route of the core API. */
+export function coreRoutes(deps: AppDeps): Route[] {
+  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(), ...originRoutes(deps), ...auditRoutes()];
+}

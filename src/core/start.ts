@@ -1,0 +1,61 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load.js';
+import { connect, type Connection } from '../db/connect.js';
+import { createApp } from '../http/app.js';
+import { loadApiSchemas } from '../http/validation.js';
+import { ensureBootstrapAdmin } from '../features/admin/service.js';
+import { coreRoutes } from './routes.js';
+
+export type RunningCore = { url: string; port: number; connection: Connection; stop: () => Promise<void> };
+
+async function bootstrap(config: Config, connection: Connection, logger: Logger): Promise<void> {
+  if (!config.bootstrapAdminUser) return;
+  const created = await ensureBootstrapAdmin(connection.prisma, config.bootstrapAdminUsername!, config.bootstrapAdminPassword!);
+  logger.info({ username: config.bootstrapAdminUsername, created }, created ? 'bootstrap admin created' : 'bootstrap admin already exists');
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+const GRACE_MS = 5000;
+
+// Stops accepting connections, lets in-flight requests finish for a few seconds, then cuts the rest.
+async function closeGracefully(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), GRACE_MS);
+  await closed;
+  clearTimeout(timer);
+}
+
+/** Connects (and migrates when CDN_AUTO_MIGRATE), bootstraps, and serves the API on CDN_BIND:CDN_CORE_PORT. */
+export async function startCore(config: Config, logger: Logger): Promise<RunningCore> {
+  const connection = await connect(config, logger, { migrate: config.autoMigrate });
+  try {
+    await bootstrap(config, connection, logger);
+    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger };
+    const app = createApp(deps, coreRoutes(deps));
+    const httpServer = createServer(app);
+    httpServer.keepAliveTimeout = 65000;
+    const port = await listen(httpServer, config.corePort, config.bind);
+    const url = `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${port}`;
+    logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        await closeGracefully(httpServer);
+        await connection.shutdown();
+        logger.info('core stopped');
+      })());
+    return { url, port, connection, stop };
+  } catch (error) {
+    await connection.shutdown();
+    throw error;
+  }
+}

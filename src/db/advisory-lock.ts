@@ -1,0 +1,23 @@
+import type pg from 'pg';
+
+/** Lock keys of the singleton jobs. The migration key is Prisma's own, so `prisma migrate` and we exclude each other. */
+export const LOCK_KEYS = {
+  migrate: 72707369,
+  publish: 72707370,
+  dnsSync: 72707371,
+} as const;
+
+/** Runs `work` on one dedicated connection while holding a session advisory lock, waiting for it if taken. */
+export async function withAdvisoryLock<T>(pool: pg.Pool, key: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [key]);
+    try {
+      return await work(client);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [key]);
+    }
+  } finally {
+    client.release();
+  }
+}

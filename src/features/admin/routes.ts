@@ -1,0 +1,47 @@
+import { writeAudit } from '../../http/audit-writer.js';
+import type { AppDeps } from '../../http/app.js';
+import type { Route } from '../../http/route.js';
+import { currentAdmin, login, logout } from './service.js';
+
+function sessionIdOf(actor: { type: string; sessionId?: string }): string {
+  return (actor as { sessionId: string }).sessionId;
+}
+
+/** Admin session endpoints: login (public), me and logout (admin session). */
+export function adminRoutes(deps: AppDeps): Route[] {
+  return [
+    {
+      method: 'post',
+      path: '/api/v1/admin/login',
+      auth: 'public',
+      body: 'admin-login',
+      handler: async ({ db, body, requestId }) => {
+        const result = await login(db, body.username, body.password, deps.config.adminSessionTtlSeconds);
+        await writeAudit(db, {
+          actor: { type: 'admin', name: result.user.username, userId: result.user.id, sessionId: '' },
+          action: 'admin.login',
+          targetType: 'admin_user',
+          targetId: result.user.id,
+          requestId,
+        });
+        return { data: result };
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/admin/me',
+      auth: 'admin-session',
+      handler: async ({ db, actor }) => ({ data: await currentAdmin(db, sessionIdOf(actor)) }),
+    },
+    {
+      method: 'post',
+      path: '/api/v1/admin/logout',
+      auth: 'admin-session',
+      audit: { action: 'admin.logout', target: 'admin_session', targetId: ({ actor }) => sessionIdOf(actor) },
+      handler: async ({ db, actor }) => {
+        await logout(db, sessionIdOf(actor));
+        return { ok: true };
+      },
+    },
+  ];
+}

@@ -1,0 +1,17 @@
+import { parsePaging } from '../../http/paging.js';
+import type { Route } from '../../http/route.js';
+import { listAuditEvents } from './service.js';
+
+/** The audit log, newest first; `domain_id` filters. */
+export function auditRoutes(): Route[] {
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/audit',
+      auth: 'api',
+      handler: async ({ db, query }) => ({
+        data: await listAuditEvents(db, parsePaging(query), typeof query.domain_id === 'string' ? query.domain_id : undefined),
+      }),
+    },
+  ];
+}

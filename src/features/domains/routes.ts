@@ -1,0 +1,72 @@
+import type { AppDeps } from '../../http/app.js';
+import { parsePaging } from '../../http/paging.js';
+import type { Route } from '../../http/route.js';
+import { delegationLookup } from './delegation.js';
+import { platformNameservers } from './platform-nameservers.js';
+import { activateDomain, createDomain, deleteDomain, findDomain, listDomains, updateDomain, verifyNameservers } from './service.js';
+import { serializeDomain } from './serialize.js';
+
+/** Domain CRUD, delegation verification and activation. */
+export function domainRoutes(deps: AppDeps): Route[] {
+  const lookup = delegationLookup(deps.config);
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/domains',
+      auth: 'api',
+      handler: async ({ db, query }) => ({ data: await listDomains(db, parsePaging(query)) }),
+    },
+    {
+      method: 'post',
+      path: '/api/v1/domains',
+      auth: 'api',
+      body: 'domain-create',
+      status: 201,
+      audit: { action: 'domain.create', target: 'domain' },
+      handler: async ({ db, body, actor }) => ({ data: await createDomain(db, body, actor, await platformNameservers(db, deps.config)) }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/domains/:domainId',
+      auth: 'api',
+      handler: async ({ db, params }) => ({ data: serializeDomain(await findDomain(db, params.domainId)) }),
+    },
+    {
+      method: 'patch',
+      path: '/api/v1/domains/:domainId',
+      auth: 'api',
+      body: 'domain-update',
+      audit: { action: 'domain.update', target: 'domain' },
+      handler: async ({ db, params, body }) => ({ data: await updateDomain(db, params.domainId, body) }),
+    },
+    {
+      method: 'delete',
+      path: '/api/v1/domains/:domainId',
+      auth: 'api',
+      audit: { action: 'domain.delete', target: 'domain' },
+      handler: async ({ db, params }) => {
+        await deleteDomain(db, params.domainId);
+        return { ok: true };
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/domains/:domainId/verify-nameservers',
+      auth: 'api',
+      audit: { action: 'domain.verify_nameservers', target: 'domain' },
+      handler: async ({ db, params }) => {
+        const { domain, lookupError } = await verifyNameservers(db, params.domainId, lookup);
+        return lookupError ? { data: domain, warning: lookupError } : { data: domain };
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/domains/:domainId/activate',
+      auth: 'api',
+      body: 'domain-activate',
+      optionalBody: true,
+      audit: { action: 'domain.activate', target: 'domain' },
+      handler: async ({ db, params, body }) => ({ data: await activateDomain(db, params.domainId, body.override === true, lookup) }),
+    },
+  ];
+}

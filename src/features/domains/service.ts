@@ -1,0 +1,174 @@
+import type { Db } from '../../db/client.js';
+import type { Actor } from '../../http/actor.js';
+import { NotFoundError, ValidationError } from '../../http/errors.js';
+import type { Paging } from '../../http/paging.js';
+import { normalizeApex } from '../../shared/hostnames.js';
+import { compareDelegation, normalizeNameservers, type Delegation, type DelegationLookup } from './delegation.js';
+import { serializeDomain } from './serialize.js';
+
+export type DomainCreate = {
+  domain: string;
+  name?: string;
+  display_name?: string | null;
+  zone_name?: string;
+  origin_shield_header_name?: string | null;
+  origin_shield_secret?: string | null;
+};
+export type DomainUpdate = Partial<DomainCreate> & { status?: 'pending_nameserver' | 'active' | 'disabled' };
+
+const WITH_NAMESERVERS = { nameservers: { select: { kind: true, hostname: true } } } as const;
+
+function apexOrThrow(input: string, field = 'domain'): string {
+  const apex = normalizeApex(input);
+  if (!apex) throw new ValidationError(field, `${JSON.stringify(input)} is not a valid apex hostname`);
+  return apex;
+}
+
+async function assertApexFree(db: Db, apex: string, exceptId?: string): Promise<void> {
+  const taken = await db.domain.findUnique({ where: { domain: apex }, select: { id: true } });
+  if (taken && taken.id !== exceptId) throw new ValidationError('domain', `domain ${apex} already exists`, 'duplicate domain');
+}
+
+/** The domain with its nameservers, or NotFoundError. */
+export async function findDomain(db: Db, id: string) {
+  const row = await db.domain.findUnique({ where: { id }, include: WITH_NAMESERVERS });
+  if (!row) throw new NotFoundError('domain', id);
+  return row;
+}
+
+/** Throws NotFoundError unless the domain exists; returns its apex. */
+export async function assertDomainExists(db: Db, id: string): Promise<{ id: string; domain: string; zone_name: string }> {
+  const row = await db.domain.findUnique({ where: { id }, select: { id: true, domain: true, zone_name: true } });
+  if (!row) throw new NotFoundError('domain', id);
+  return row;
+}
+
+/** A page of domains, oldest first. */
+export async function listDomains(db: Db, paging: Paging) {
+  const rows = await db.domain.findMany({
+    orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+    skip: paging.offset,
+    take: paging.limit,
+    include: WITH_NAMESERVERS,
+  });
+  return rows.map(serializeDomain);
+}
+
+/** Creates a pending domain expecting the platform nameservers; a duplicate apex is 422 on `domain`. */
+export async function createDomain(db: Db, input: DomainCreate, actor: Actor, platformNameservers: string[]) {
+  const apex = apexOrThrow(input.domain);
+  const zone = input.zone_name === undefined ? apex : apexOrThrow(input.zone_name, 'zone_name');
+  await assertApexFree(db, apex);
+  const row = await db.domain.create({
+    data: {
+      domain: apex,
+      zone_name: zone,
+      name: input.name ?? apex,
+      display_name: input.display_name ?? null,
+      user_id: actor.type === 'admin' ? actor.userId : null,
+      origin_shield_header_name: input.origin_shield_header_name ?? null,
+      origin_shield_secret: input.origin_shield_secret ?? null,
+      nameservers: { create: normalizeNameservers(platformNameservers).map((hostname) => ({ kind: 'expected' as const, hostname })) },
+    },
+    include: WITH_NAMESERVERS,
+  });
+  return serializeDomain(row);
+}
+
+function checkStatusChange(from: string, to: string | undefined): void {
+  if (to === undefined || to === from) return;
+  if (to === 'active') {
+    throw new ValidationError('status', 'a domain becomes active through nameserver verification or POST /activate, not by PATCH');
+  }
+}
+
+/** Applies a partial update. A new apex must be free and sends the domain back to pending_nameserver. */
+export async function updateDomain(db: Db, id: string, patch: DomainUpdate) {
+  const current = await findDomain(db, id);
+  checkStatusChange(current.status, patch.status);
+  const data: Record<string, unknown> = {};
+  for (const key of ['name', 'display_name', 'origin_shield_header_name', 'origin_shield_secret', 'status'] as const) {
+    if (patch[key] !== undefined) data[key] = patch[key];
+  }
+  if (patch.zone_name !== undefined) data.zone_name = apexOrThrow(patch.zone_name, 'zone_name');
+  if (patch.domain !== undefined) {
+    const apex = apexOrThrow(patch.domain);
+    if (apex !== current.domain) {
+      await assertApexFree(db, apex, id);
+      Object.assign(data, { domain: apex, status: current.status === 'disabled' ? 'disabled' : 'pending_nameserver', activated_at: null, nameservers_verified_at: null });
+      if (patch.zone_name === undefined && current.zone_name === current.domain) data.zone_name = apex;
+      await db.domainNameserver.deleteMany({ where: { domain_id: id, kind: 'observed' } });
+    }
+  }
+  if (data.status === 'pending_nameserver' && current.status !== 'pending_nameserver') Object.assign(data, { activated_at: null, activation_override: false });
+  const row = await db.domain.update({ where: { id }, data, include: WITH_NAMESERVERS });
+  return serializeDomain(row);
+}
+
+/** Deletes the domain and, by cascade, its records, origins, rules and settings. */
+export async function deleteDomain(db: Db, id: string): Promise<void> {
+  await assertDomainExists(db, id);
+  await db.domain.delete({ where: { id } });
+}
+
+async function recordObserved(db: Db, id: string, observed: string[], now: Date): Promise<void> {
+  await db.domainNameserver.deleteMany({ where: { domain_id: id, kind: 'observed', hostname: { notIn: observed } } });
+  for (const hostname of observed) {
+    await db.domainNameserver.upsert({
+      where: { domain_id_kind_hostname: { domain_id: id, kind: 'observed', hostname } },
+      create: { domain_id: id, kind: 'observed', hostname, first_seen_at: now, last_seen_at: now },
+      update: { last_seen_at: now },
+    });
+  }
+}
+
+function nextStatus(status: string, delegated: boolean): string {
+  if (status === 'pending_nameserver' && delegated) return 'active';
+  if (status === 'active' && !delegated) return 'pending_nameserver';
+  return status;
+}
+
+/**
+ * Looks up the apex's NS records and moves the domain: pending → active when the
+ * delegation matches, active → pending when it has moved away. A lookup that
+ * cannot tell (timeout, SERVFAIL) changes nothing but the check time.
+ */
+export async function verifyNameservers(db: Db, id: string, lookup: DelegationLookup, now = new Date()) {
+  const current = await findDomain(db, id);
+  const delegation: Delegation = await lookup(current.domain);
+  const data: Record<string, unknown> = { nameservers_checked_at: now };
+  if (delegation.known) {
+    await recordObserved(db, id, delegation.nameservers, now);
+    const expected = current.nameservers.filter((row) => row.kind === 'expected').map((row) => row.hostname);
+    const comparison = compareDelegation(expected, delegation.nameservers);
+    const status = nextStatus(current.status, comparison.delegated);
+    if (comparison.delegated) data.nameservers_verified_at = now;
+    if (status !== current.status) Object.assign(data, { status, activated_at: status === 'active' ? now : null, activation_override: false });
+  }
+  const row = await db.domain.update({ where: { id }, data, include: WITH_NAMESERVERS });
+  return { domain: serializeDomain(row), lookupError: delegation.known ? undefined : delegation.error };
+}
+
+/**
+ * Activates a pending domain when its delegation matches, or unconditionally with
+ * `override`. Already active is a no-op; a disabled domain must be re-enabled first.
+ */
+export async function activateDomain(db: Db, id: string, override: boolean, lookup: DelegationLookup, now = new Date()) {
+  const current = await findDomain(db, id);
+  if (current.status === 'active') return serializeDomain(current);
+  if (current.status === 'disabled') {
+    throw new ValidationError('status', 'the domain is disabled; PATCH status to pending_nameserver before activating it');
+  }
+  const { domain } = await verifyNameservers(db, id, lookup, now);
+  if (domain.status === 'active') return domain;
+  if (!override) {
+    const detail = `nameservers are not delegated (expected ${domain.expected_nameservers.join(', ') || 'none'}, observed ${domain.observed_nameservers.join(', ') || 'none'}); send {"override": true} to activate anyway`;
+    throw new ValidationError('override', detail, 'nameserver delegation not verified');
+  }
+  const row = await db.domain.update({
+    where: { id },
+    data: { status: 'active', activated_at: now, activation_override: true },
+    include: WITH_NAMESERVERS,
+  });
+  return serializeDomain(row);
+}

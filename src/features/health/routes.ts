@@ -1,0 +1,58 @@
+import type { AppDeps } from '../../http/app.js';
+import { Reply, type Route } from '../../http/route.js';
+import { pingDatabase } from '../../db/ping.js';
+import { migrationStatus } from '../../db/migrator.js';
+
+const VERSION = '0.1.0';
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Health (liveness), readiness (database) and the authenticated readiness detail. */
+export function healthRoutes(deps: AppDeps): Route[] {
+  const startedAt = Date.now();
+  const readiness = async () => {
+    const database = await pingDatabase(deps.pool);
+    const checks = { database: database.ok ? 'ok' : `fail: ${database.error}` };
+    return { status: database.ok ? ('ok' as const) : ('fail' as const), checks, database };
+  };
+  return [
+    { method: 'get', path: '/health', auth: 'public', handler: async () => ({ ok: true, time: now() }) },
+    {
+      method: 'get',
+      path: '/cdn-health',
+      auth: 'public',
+      handler: async () => {
+        const { status, checks } = await readiness();
+        return { ok: true, time: now(), api: { ok: true, version: VERSION }, database: { ok: status === 'ok' }, checks };
+      },
+    },
+    {
+      method: 'get',
+      path: '/ready',
+      auth: 'public',
+      handler: async () => {
+        const { status, checks } = await readiness();
+        return new Reply(status === 'ok' ? 200 : 503, { status, checks });
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/readiness',
+      auth: 'api',
+      handler: async () => {
+        const { status, checks, database } = await readiness();
+        const migrations = database.ok ? await migrationStatus(deps.pool).catch((error: Error) => error.message) : 'unknown';
+        return {
+          status,
+          checks,
+          version: VERSION,
+          uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
+          database: { ...database, migrations: Array.isArray(migrations) ? summarize(migrations) : migrations },
+        };
+      },
+    },
+  ];
+}
+
+function summarize(states: { name: string; state: string }[]) {
+  return { applied: states.filter((s) => s.state === 'applied').length, pending: states.filter((s) => s.state === 'pending').map((s) => s.name) };
+}

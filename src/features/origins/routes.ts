@@ -1,0 +1,51 @@
+import type { AppDeps } from '../../http/app.js';
+import { parsePaging } from '../../http/paging.js';
+import type { Route } from '../../http/route.js';
+import { checkOrigin, createOrigin, deleteOrigin, listOrigins, updateOrigin } from './service.js';
+
+const ORIGINS = '/api/v1/domains/:domainId/origins';
+
+/** Origin CRUD and the manual (diagnostic) check. */
+export function originRoutes(deps: AppDeps): Route[] {
+  return [
+    {
+      method: 'get',
+      path: ORIGINS,
+      auth: 'api',
+      handler: async ({ db, params, query }) => ({ data: await listOrigins(db, params.domainId, parsePaging(query)) }),
+    },
+    {
+      method: 'post',
+      path: ORIGINS,
+      auth: 'api',
+      body: 'origin-request',
+      status: 201,
+      audit: { action: 'origin.create', target: 'origin' },
+      handler: async ({ db, params, body }) => ({ data: await createOrigin(db, params.domainId, body) }),
+    },
+    {
+      method: 'patch',
+      path: `${ORIGINS}/:originId`,
+      auth: 'api',
+      body: 'origin-request',
+      audit: { action: 'origin.update', target: 'origin' },
+      handler: async ({ db, params, body }) => ({ data: await updateOrigin(db, params.domainId, params.originId, body) }),
+    },
+    {
+      method: 'delete',
+      path: `${ORIGINS}/:originId`,
+      auth: 'api',
+      audit: { action: 'origin.delete', target: 'origin' },
+      handler: async ({ db, params }) => {
+        await deleteOrigin(db, params.domainId, params.originId);
+        return { ok: true };
+      },
+    },
+    {
+      method: 'post',
+      path: `${ORIGINS}/:originId/check`,
+      auth: 'api',
+      handler: async ({ db, params }) => ({ data: await checkOrigin(db, params.domainId, params.originId, deps.config.originCheckTimeoutMs) }),
+    },
+  ];
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Request, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type pg from 'pg';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Config } from '../config/load.js';
+import type { Db } from '../db/client.js';
+import { ANONYMOUS, type Actor } from './actor.js';
+import { writeAudit, redactSecrets } from './audit-writer.js';
+import { assertAllowed, resolveActor } from './auth.js';
+import { errorHandler, unknownRoute } from './error-handler.js';
+import { ValidationError } from './errors.js';
+import { Reply, type Route, type RouteContext } from './route.js';
+import { assertValid, validatorFor } from './validation.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    log: Logger;
+    requestId: string;
+  }
+}
+
+export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger };
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const AUDIT_TRANSACTION = { timeout: 20000, maxWait: 5000 };
+
+function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const given = req.get('x-request-id');
+    req.requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    req.log = logger.child({ requestId: req.requestId });
+    res.setHeader('X-Request-Id', req.requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      req.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request completed');
+    });
+    next();
+  };
+}
+
+function deepestPathId(params: Record<string, string>): string | undefined {
+  return params.ruleId ?? params.recordId ?? params.originId ?? params.requestId ?? params.domainId;
+}
+
+async function runAudited(route: Route, context: RouteContext, prisma: Db): Promise<unknown> {
+  const audit = route.audit!;
+  return prisma.$transaction(async (tx) => {
+    const scoped = { ...context, db: tx as unknown as Db };
+    const result = (await route.handler(scoped)) as { data?: { id?: unknown; domain_id?: unknown } } | undefined;
+    const targetId = audit.targetId?.(scoped, result) ?? (typeof result?.data?.id === 'string' ? result.data.id : deepestPathId(context.params));
+    const domainId = context.params.domainId ?? (audit.target === 'domain' ? targetId : undefined);
+    await writeAudit(tx as unknown as Db, {
+      actor: context.actor,
+      action: audit.action,
+      targetType: audit.target,
+      targetId,
+      domainId,
+      requestId: context.requestId,
+      detail: context.body && Object.keys(context.body).length > 0 ? { body: redactSecrets(context.body) } : {},
+    });
+    return result;
+  }, AUDIT_TRANSACTION);
+}
+
+function bodyOf(route: Route, req: Request): unknown {
+  if (req.body !== undefined) return req.body;
+  if (route.optionalBody) return {};
+  throw new ValidationError(undefined, 'a JSON body is required (Content-Type: application/json)');
+}
+
+function mount(app: express.Express, route: Route, deps: AppDeps): void {
+  const validate = route.body ? validatorFor(deps.ajv, route.body) : undefined;
+  app[route.method](route.path, async (req, res) => {
+    const actor: Actor = route.auth === 'public' ? ANONYMOUS : await resolveActor(req.get('authorization'), deps.config, deps.prisma);
+    assertAllowed(actor, route.auth);
+    const body = validate ? bodyOf(route, req) : undefined;
+    if (validate) assertValid(validate, body);
+    const context: RouteContext = {
+      params: req.params as Record<string, string>,
+      query: req.query as Record<string, unknown>,
+      body,
+      actor,
+      requestId: req.requestId,
+      db: deps.prisma,
+      log: req.log,
+    };
+    const result = route.audit ? await runAudited(route, context, deps.prisma) : await route.handler(context);
+    if (result instanceof Reply) res.status(result.status).json(result.body);
+    else res.status(route.status ?? 200).json(result);
+  });
+}
+
+/** Builds the express app: request ids, JSON parsing with the body limit, every route, then the 404 and error funnel. */
+export function createApp(deps: AppDeps, routes: Route[]): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(deps.logger));
+  app.use(express.json({ limit: deps.config.apiMaxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  for (const route of routes) mount(app, route, deps);
+  app.use(unknownRoute);
+  app.use(errorHandler);
+  return app;
+}

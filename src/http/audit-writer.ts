@@ -1,0 +1,41 @@
+import type { Db } from '../db/client.js';
+import type { Actor } from './actor.js';
+
+const SECRET_FIELD = /password|secret|token|private_key/i;
+
+/** A copy of a request body fit for the audit log: secret-looking fields are replaced by "[redacted]". */
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, SECRET_FIELD.test(key) ? '[redacted]' : redactSecrets(inner)]),
+    );
+  }
+  return value;
+}
+
+export type AuditEntry = {
+  actor: Actor;
+  action: string;
+  targetType: string;
+  targetId?: string;
+  domainId?: string;
+  requestId?: string;
+  detail?: unknown;
+};
+
+/** Writes one audit event (inside the caller's transaction when given one). */
+export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
+  await db.auditEvent.create({
+    data: {
+      actor: entry.actor.name,
+      actor_type: entry.actor.type,
+      action: entry.action,
+      target_type: entry.targetType,
+      target_id: entry.targetId ?? null,
+      domain_id: entry.domainId ?? null,
+      request_id: entry.requestId ?? null,
+      detail: (entry.detail ?? {}) as object,
+    },
+  });
+}

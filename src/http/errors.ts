@@ -1,0 +1,56 @@
+// Typed errors thrown by services and the HTTP kit. Exactly one place
+// (error-handler.ts) maps them to status codes and the `{error, field, detail}` body.
+
+/** Base class: an error with an HTTP status and a message safe to show to callers. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly field?: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** 422: the request is well-formed but a field breaks a rule. */
+export class ValidationError extends HttpError {
+  constructor(field: string | undefined, detail: string, message = 'validation failed') {
+    super(422, message, field, detail);
+  }
+}
+
+/** 404: the addressed record (or route) does not exist. */
+export class NotFoundError extends HttpError {
+  constructor(what: string, id?: string) {
+    super(404, `${what} not found`, undefined, id === undefined ? undefined : `no ${what} with id ${JSON.stringify(id)}`);
+  }
+}
+
+/** 401: credentials are missing or invalid. */
+export class AuthError extends HttpError {
+  constructor(message = 'authentication required', detail?: string) {
+    super(401, message, undefined, detail);
+  }
+}
+
+/** 409: the request conflicts with the current state. */
+export class ConflictError extends HttpError {
+  constructor(message: string, field?: string, detail?: string) {
+    super(409, message, field, detail);
+  }
+}
+
+/** 400: the body could not be read at all (e.g. malformed JSON). */
+export class BadRequestError extends HttpError {
+  constructor(message: string, detail?: string) {
+    super(400, message, undefined, detail);
+  }
+}
+
+/** 503: a dependency (the database) is unavailable right now; retrying later may succeed. */
+export class UnavailableError extends HttpError {
+  constructor(message: string, detail?: string) {
+    super(503, message, undefined, detail);
+  }
+}

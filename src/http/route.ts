@@ -1,0 +1,47 @@
+import type { Logger } from 'pino';
+import type { Actor } from './actor.js';
+import type { AuthLevel } from './auth.js';
+import type { Db } from '../db/client.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** What a handler sees: the parsed request, the caller and a database handle (a transaction for audited routes). */
+export type RouteContext<Body = any> = {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: Body;
+  actor: Actor;
+  requestId: string;
+  db: Db;
+  log: Logger;
+};
+
+/** How an audited route names what it changed. Target id defaults to the result's data.id, else the deepest path id. */
+export type AuditSpec = {
+  action: string;
+  target: string;
+  targetId?: (context: RouteContext, result: any) => string | undefined;
+};
+
+/** One endpoint, declared as data next to its contract. */
+export type Route = {
+  method: Method;
+  path: string;
+  auth: AuthLevel;
+  /** $id of the JSON Schema the body must match; absent means the body is ignored. */
+  body?: string;
+  /** When true an absent body is treated as `{}` before validation. */
+  optionalBody?: boolean;
+  status?: number;
+  /** Audited routes run in one transaction with their audit event. */
+  audit?: AuditSpec;
+  handler: (context: RouteContext) => Promise<unknown>;
+};
+
+/** A handler result that picks its own status (e.g. readiness answering 503 with a body). */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}

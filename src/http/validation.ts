@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { ValidationError } from './errors.js';
+
+export const API_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/api', import.meta.url));
+
+/** Compiles every JSON Schema in schemas/api once; `validator(id)` returns a function that throws ValidationError. */
+export function loadApiSchemas(dir = API_SCHEMAS_DIR): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, useDefaults: false });
+  addFormats.default(ajv);
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.json')).sort()) {
+    ajv.addSchema(JSON.parse(readFileSync(path.join(dir, file), 'utf8')));
+  }
+  return ajv;
+}
+
+function fieldOf(error: ErrorObject): string | undefined {
+  const pointer = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const child =
+    (error.params as { additionalProperty?: string }).additionalProperty ??
+    (error.params as { missingProperty?: string }).missingProperty;
+  if (child) return pointer ? `${pointer}.${child}` : child;
+  return pointer || undefined;
+}
+
+function describe(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `unknown field ${JSON.stringify(params.additionalProperty)}`;
+    case 'required':
+      return `${params.missingProperty} is required`;
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    default:
+      return `${fieldOf(error) ?? 'body'} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+// Report the most useful error first: a type or bound problem of a named field beats "unknown field".
+function pickError(errors: ErrorObject[]): ErrorObject {
+  const order = ['required', 'type', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'format', 'additionalProperties'];
+  const rank = (error: ErrorObject) => {
+    const index = order.indexOf(error.keyword);
+    return index === -1 ? order.length : index;
+  };
+  return [...errors].sort((a, b) => rank(a) - rank(b))[0];
+}
+
+/** Throws ValidationError naming the offending field when `data` does not match the compiled schema. */
+export function assertValid(validate: ValidateFunction, data: unknown, what = 'body'): void {
+  if (validate(data)) return;
+  const errors = validate.errors ?? [];
+  if (errors.length === 0) throw new ValidationError(undefined, `${what} is invalid`);
+  const first = pickError(errors);
+  if (first.instancePath === '' && first.keyword === 'type') throw new ValidationError(undefined, `${what} must be a JSON ${first.params.type}`);
+  throw new ValidationError(fieldOf(first), describe(first));
+}
+
+/** The compiled validator for schema `$id`; fails loudly at start if the schema is missing. */
+export function validatorFor(ajv: Ajv2020, id: string): ValidateFunction {
+  const validate = ajv.getSchema(id);
+  if (!validate) throw new Error(`no JSON Schema with $id ${id} in schemas/api`);
+  return validate;
+}
