@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { runCore } from './commands/core.js';
 import { runMigrate } from './commands/migrate.js';
+import { runLocal } from './commands/local.js';
 import { registerAdminCommands } from './commands/admin.js';
 
 function config(): Config {
@@ -18,6 +19,10 @@ export function buildCli(): Command {
     .command('core')
     .description('start the core REST API (and an embedded PostgreSQL when DATABASE_URL is unset)')
     .action(() => runCore(config()));
+  program
+    .command('local')
+    .description('start the local stack: core on CDN_CORE_PORT, embedded PostgreSQL, bootstrapped admin (credentials printed)')
+    .action(() => runLocal(process.env));
   program
     .command('migrate')
     .description('apply pending database migrations')

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { VARIABLES } from '../../src/config/variables.js';
+
+describe('configuration', () => {
+  it('applies the spec defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config).to.include({
+      corePort: 8080,
+      edgeHttpPort: 8081,
+      edgeHttpsPort: 8443,
+      bind: '127.0.0.1',
+      dataDir: './.data',
+      autoMigrate: true,
+      adminSessionTtlSeconds: 43200,
+      syncIntervalSeconds: 30,
+      nameserverCheckIntervalSeconds: 86400,
+      sslSchedulerIntervalSeconds: 30,
+      edgeChallengeDifficulty: 3,
+      configSnapshotKeepLast: 2,
+      configSnapshotPruneBatchSize: 5000,
+      configSnapshotHistoryEnabled: false,
+      analyticsRetentionDays: 30,
+      securityEventRetentionDays: 90,
+      dnsEventRetentionDays: 30,
+      sslJobRetentionDays: 180,
+      ingestKeyRetentionDays: 7,
+      retentionPruneEnabled: false,
+      retentionIntervalSeconds: 86400,
+      retentionBatchSize: 5000,
+      edgeConfigMaxBytes: 1048576,
+      edgeConfigRefreshSeconds: 1,
+      storeFullClientIp: false,
+    });
+    expect(config.apiToken).to.equal(undefined);
+    expect(config.databaseUrl).to.equal(undefined);
+  });
+
+  it('uses the production start values under CDN_ENV=production', () => {
+    const config = loadConfig({ CDN_ENV: 'production' });
+    expect(config).to.include({ edgeConfigMaxBytes: 5242880, edgeTelemetryBatchSize: 500, edgeTelemetryQueueMaxItems: 100000, edgeProxyConnectTimeoutSeconds: 5 });
+  });
+
+  it('rejects a non-integer with a one-line error naming the variable', () => {
+    expect(() => loadConfig({ CDN_SYNC_INTERVAL_SECONDS: 'abc' }))
+      .to.throw(ConfigError, /^CDN_SYNC_INTERVAL_SECONDS="abc" is not an integer$/);
+  });
+
+  it('rejects a value out of its bounds', () => {
+    expect(() => loadConfig({ CDN_EDGE_CHALLENGE_DIFFICULTY: '7' })).to.throw(ConfigError, /CDN_EDGE_CHALLENGE_DIFFICULTY=7 is out of range \(1 to 6\)/);
+    expect(() => loadConfig({ CDN_CORE_PORT: '70000' })).to.throw(ConfigError, /CDN_CORE_PORT/);
+  });
+
+  it('reads booleans as true/false/1/0/yes/no and rejects anything else', () => {
+    expect(loadConfig({ CDN_AUTO_MIGRATE: '0' }).autoMigrate).to.equal(false);
+    expect(loadConfig({ CDN_STORE_FULL_CLIENT_IP: 'yes' }).storeFullClientIp).to.equal(true);
+    expect(() => loadConfig({ CDN_AUTO_MIGRATE: 'maybe' })).to.throw(ConfigError, /CDN_AUTO_MIGRATE/);
+  });
+
+  it('rejects an unknown enum value', () => {
+    expect(() => loadConfig({ CDN_ENV: 'staging' })).to.throw(ConfigError, /CDN_ENV="staging" must be one of development, production/);
+  });
+
+  it('requires a username and a password of 8+ characters when the bootstrap admin is enabled', () => {
+    expect(() => loadConfig({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_PASSWORD: 'long-enough' })).to.throw(ConfigError, /CDN_BOOTSTRAP_ADMIN_USERNAME/);
+    expect(() => loadConfig({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: 'admin', CDN_BOOTSTRAP_ADMIN_PASSWORD: 'short' })).to.throw(ConfigError, /CDN_BOOTSTRAP_ADMIN_PASSWORD/);
+  });
+
+  it('documents every variable in docs/configuration.md', () => {
+    const docs = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    const missing = Object.values(VARIABLES).map((variable) => variable.env).filter((name) => !docs.includes(`\`${name}\``));
+    expect(missing).to.deep.equal([]);
+  });
+});
