@@ -10,7 +10,7 @@ import { writeAudit, redactSecrets } from './audit-writer.js';
 import { assertAllowed, resolveActor } from './auth.js';
 import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
-import { Reply, type Route, type RouteContext } from './route.js';
+import { RawJson, Reply, type Route, type RouteContext } from './route.js';
 import { assertValid, validatorFor } from './validation.js';
 
 declare module 'express-serve-static-core' {
@@ -88,6 +88,7 @@ function mount(app: express.Express, route: Route, deps: AppDeps): void {
     };
     const result = route.audit ? await runAudited(route, context, deps.prisma) : await route.handler(context);
     if (result instanceof Reply) res.status(result.status).json(result.body);
+    else if (result instanceof RawJson) res.status(route.status ?? 200).type('application/json').send(result.body);
     else res.status(route.status ?? 200).json(result);
   });
 }

@@ -45,3 +45,8 @@ export class Reply {
     readonly body: unknown,
   ) {}
 }
+
+/** A handler result that is already serialized JSON (sent as is). */
+export class RawJson {
+  constructor(readonly body: string) {}
+}

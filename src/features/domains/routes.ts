@@ -1,6 +1,8 @@
 import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
-import type { Route } from '../../http/route.js';
+import { RawJson, type Route } from '../../http/route.js';
+import { VersionedCache } from '../../http/versioned-cache.js';
+import { readVersion } from '../../db/read-versions.js';
 import { delegationLookup } from './delegation.js';
 import { platformNameservers } from './platform-nameservers.js';
 import { activateDomain, createDomain, deleteDomain, findDomain, listDomains, updateDomain, verifyNameservers } from './service.js';
@@ -9,12 +11,19 @@ import { serializeDomain } from './serialize.js';
 /** Domain CRUD, delegation verification and activation. */
 export function domainRoutes(deps: AppDeps): Route[] {
   const lookup = delegationLookup(deps.config);
+  // The domain list is the hottest read (dashboards, the reconciler): pages are served
+  // from memory while the `domains` read version is unchanged.
+  const pages = new VersionedCache();
   return [
     {
       method: 'get',
       path: '/api/v1/domains',
       auth: 'api',
-      handler: async ({ db, query }) => ({ data: await listDomains(db, parsePaging(query)) }),
+      handler: async ({ db, query }) => {
+        const paging = parsePaging(query);
+        const version = await readVersion(deps.pool, 'domains');
+        return new RawJson(await pages.json(`${paging.limit}:${paging.offset}`, version, async () => ({ data: await listDomains(db, paging) })));
+      },
     },
     {
       method: 'post',

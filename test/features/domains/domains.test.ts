@@ -115,4 +115,21 @@ describe('domains API', () => {
     expect(await core.db.dnsRecord.count({ where: { domain_id: domain.id } })).to.equal(0);
     expect(await core.db.origin.count({ where: { domain_id: domain.id } })).to.equal(0);
   });
+
+  it('reflects a write made by another core replica in the next list (cached pages are versioned)', async () => {
+    const domain = await core.createDomain('replica.example');
+    const before = (await core.get('/api/v1/domains?limit=500')).data.find((d: { id: string }) => d.id === domain.id);
+    expect(before.display_name).to.equal(null);
+    await core.db.domain.update({ where: { id: domain.id }, data: { display_name: 'written elsewhere' } });
+    const after = (await core.get('/api/v1/domains?limit=500')).data.find((d: { id: string }) => d.id === domain.id);
+    expect(after.display_name).to.equal('written elsewhere');
+    await core.db.domainNameserver.create({ data: { domain_id: domain.id, kind: 'observed', hostname: 'ns.elsewhere.example' } });
+    const withNameserver = (await core.get('/api/v1/domains?limit=500')).data.find((d: { id: string }) => d.id === domain.id);
+    expect(withNameserver.observed_nameservers).to.deep.equal(['ns.elsewhere.example']);
+  });
+
+  it('lists each domain exactly as GET returns it', async () => {
+    const list = (await core.get('/api/v1/domains?limit=500')).data;
+    for (const item of list.slice(0, 5)) expect((await core.get(`/api/v1/domains/${item.id}`)).data).to.deep.equal(item);
+  });
 });

@@ -1,0 +1,85 @@
+// npm run bench:api — loads 1,000 domains with 5 DNS records each into a fresh database, starts
+// `cdn core` as a separate process, then drives two read endpoints with autocannon
+// (50 connections, 10 s each) and prints requests/s and p50/p99 latency.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { migrate } from '../src/db/migrator.js';
+import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
+
+const DOMAINS = 1000;
+const RECORDS_PER_DOMAIN = 5;
+const CONNECTIONS = 50;
+const DURATION_SECONDS = 10;
+const TOKEN = 'bench-api-token';
+
+async function loadData(url: string): Promise<string[]> {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  await migrate(pool);
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO domains (domain, name, zone_name, updated_at)
+     SELECT 'bench' || n || '.example', 'bench' || n || '.example', 'bench' || n || '.example', now()
+     FROM generate_series(1, $1) AS n RETURNING id`,
+    [DOMAINS],
+  );
+  await pool.query(
+    `INSERT INTO domain_nameservers (domain_id, kind, hostname)
+     SELECT id, 'expected', ns FROM domains, unnest(ARRAY['ns1.cdn.localhost', 'ns2.cdn.localhost']) AS ns`,
+  );
+  await pool.query(
+    `INSERT INTO dns_records (domain_id, type, name, content, updated_at)
+     SELECT d.id, 'A', 'host' || r, '192.0.2.' || r, now() FROM domains d, generate_series(1, $1) AS r`,
+    [RECORDS_PER_DOMAIN],
+  );
+  await pool.end();
+  return rows.map((row) => row.id);
+}
+
+function startCore(url: string): Promise<{ child: ChildProcess; base: string }> {
+  const env = { ...process.env, DATABASE_URL: url, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', CDN_API_TOKEN: TOKEN, CDN_AUTO_MIGRATE: 'false' };
+  const child = spawn(process.execPath, ['bin/cdn.js', 'core'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`core exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg === 'core listening') resolve({ child, base: entry.url! });
+    });
+  });
+}
+
+async function drive(title: string, base: string, paths: () => string): Promise<autocannon.Result> {
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: DURATION_SECONDS,
+    headers: { authorization: `Bearer ${TOKEN}` },
+    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths() }) }],
+  });
+  const errors = result.non2xx + result.errors;
+  console.log(
+    `${title.padEnd(44)} ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(result.latency.p50).padStart(4)} ms   p99 ${String(result.latency.p99).padStart(4)} ms   non-2xx/errors ${errors}`,
+  );
+  return result;
+}
+
+async function main(): Promise<void> {
+  const url = await createTestDatabase();
+  const started = Date.now();
+  const ids = await loadData(url);
+  console.log(`loaded ${DOMAINS} domains x ${RECORDS_PER_DOMAIN} records in ${Date.now() - started} ms`);
+  const { child, base } = await startCore(url);
+  try {
+    await drive('warm-up', base, () => '/api/v1/domains?limit=100');
+    await drive('GET /api/v1/domains?limit=100', base, () => `/api/v1/domains?limit=100&offset=${100 * Math.floor(Math.random() * 10)}`);
+    await drive('GET /api/v1/domains/{id}/dns/records', base, () => `/api/v1/domains/${ids[Math.floor(Math.random() * ids.length)]}/dns/records`);
+  } finally {
+    child.removeAllListeners('exit');
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await dropTestDatabase(url);
+    await stopSharedServer();
+  }
+}
+
+await main();
