@@ -9,5 +9,5 @@ import { originRoutes } from '../features/origins/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
-  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(), ...originRoutes(deps), ...auditRoutes()];
+  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(deps), ...originRoutes(deps), ...auditRoutes()];
 }

@@ -1,3 +1,7 @@
+import type pg from 'pg';
+import { readVersion, type ReadModel } from '../db/read-versions.js';
+import { RawJson } from './route.js';
+
 /**
  * A bounded cache of serialized JSON responses. Each entry is valid for one
  * version of the read model it came from, so a write anywhere (on any replica)
@@ -18,4 +22,10 @@ export class VersionedCache {
     this.entries.set(key, { version, body });
     return body;
   }
+}
+
+/** A response body from `cache`, valid for the current version of `model`. */
+export async function cachedJson(cache: VersionedCache, pool: pg.Pool, model: ReadModel, key: string, compute: () => Promise<unknown>): Promise<RawJson> {
+  const version = await readVersion(pool, model);
+  return new RawJson(await cache.json(key, version, compute));
 }

@@ -1,17 +1,26 @@
+import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
 import type { Route } from '../../http/route.js';
+import { cachedJson, VersionedCache } from '../../http/versioned-cache.js';
 import { createRecord, deleteRecord, listRecords, updateRecord } from './service.js';
 
 const RECORDS = '/api/v1/domains/:domainId/dns/records';
 
 /** DNS record CRUD under a domain. */
-export function dnsRoutes(): Route[] {
+export function dnsRoutes(deps: AppDeps): Route[] {
+  // Record lists are read for every domain on each reconcile: served from memory while
+  // the `dns_records` read version is unchanged.
+  const pages = new VersionedCache(4096);
   return [
     {
       method: 'get',
       path: RECORDS,
       auth: 'api',
-      handler: async ({ db, params, query }) => ({ data: await listRecords(db, params.domainId, parsePaging(query)) }),
+      handler: async ({ db, params, query }) => {
+        const paging = parsePaging(query);
+        const key = `${params.domainId}:${paging.limit}:${paging.offset}`;
+        return cachedJson(pages, deps.pool, 'dns_records', key, async () => ({ data: await listRecords(db, params.domainId, paging) }));
+      },
     },
     {
       method: 'post',

@@ -1,8 +1,7 @@
 import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
-import { RawJson, type Route } from '../../http/route.js';
-import { VersionedCache } from '../../http/versioned-cache.js';
-import { readVersion } from '../../db/read-versions.js';
+import type { Route } from '../../http/route.js';
+import { cachedJson, VersionedCache } from '../../http/versioned-cache.js';
 import { delegationLookup } from './delegation.js';
 import { platformNameservers } from './platform-nameservers.js';
 import { activateDomain, createDomain, deleteDomain, findDomain, listDomains, updateDomain, verifyNameservers } from './service.js';
@@ -21,8 +20,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
       auth: 'api',
       handler: async ({ db, query }) => {
         const paging = parsePaging(query);
-        const version = await readVersion(deps.pool, 'domains');
-        return new RawJson(await pages.json(`${paging.limit}:${paging.offset}`, version, async () => ({ data: await listDomains(db, paging) })));
+        return cachedJson(pages, deps.pool, 'domains', `${paging.limit}:${paging.offset}`, async () => ({ data: await listDomains(db, paging) }));
       },
     },
     {

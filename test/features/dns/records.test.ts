@@ -190,4 +190,15 @@ describe('DNS records API', () => {
     expect(events.map((event: Json) => event.action)).to.deep.equal(['dns_record.update', 'dns_record.create']);
     expect(events.every((event: Json) => event.target_id === record.id && event.domain_id === domain.id)).to.equal(true);
   });
+
+  it('reflects writes made directly in the database (another replica) in the next list', async () => {
+    const fresh = await core.createDomain('replica-records.example');
+    const freshPath = `/api/v1/domains/${fresh.id}/dns/records`;
+    const record = (await core.post(freshPath, { type: 'A', name: 'www', content: '192.0.2.60' }, 201)).data;
+    expect((await core.get(freshPath)).data[0].ttl).to.equal(300);
+    await core.db.dnsRecord.update({ where: { id: record.id }, data: { ttl: 900 } });
+    expect((await core.get(freshPath)).data[0].ttl).to.equal(900);
+    await core.db.domain.update({ where: { id: fresh.id }, data: { zone_name: 'zone.replica-records.example' } });
+    expect((await core.get(freshPath)).data[0].fqdn).to.equal('www.zone.replica-records.example');
+  });
 });
