@@ -2,9 +2,14 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import { openDatabase, type Database } from './client.js';
 import { startEmbeddedPostgres } from './embedded.js';
-import { migrate } from './migrator.js';
+import { migrate, migrationStatus } from './migrator.js';
 
 export type Connection = Database & { url: string; embedded: boolean; shutdown: () => Promise<void> };
+
+async function warnAboutPendingMigrations(database: Database, logger: Logger): Promise<void> {
+  const pending = (await migrationStatus(database.pool)).filter((state) => state.state === 'pending').map((state) => state.name);
+  if (pending.length) logger.warn({ pending }, 'pending migrations are not applied (CDN_AUTO_MIGRATE=false); run `cdn migrate`');
+}
 
 /**
  * Connects to DATABASE_URL, or starts the embedded PostgreSQL under CDN_DATA_DIR
@@ -22,6 +27,8 @@ export async function connect(config: Config, logger: Logger, options: { poolSiz
     if (options.migrate) {
       const applied = await migrate(database.pool);
       logger.info({ applied }, applied.length ? 'migrations applied' : 'database schema up to date');
+    } else if (options.migrate === false) {
+      await warnAboutPendingMigrations(database, logger);
     }
   } catch (error) {
     await shutdown();
