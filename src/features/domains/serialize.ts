@@ -21,10 +21,9 @@ export type DomainRow = {
   nameservers?: NameserverRow[];
 };
 
-function hostnamesOf(rows: NameserverRow[] | undefined, kind: NameserverKind): string[] {
+function hostnamesOf(rows: NameserverRow[] | undefined, kind: NameserverRow['kind']): string[] {
   return (rows ?? []).filter((row) => row.kind === kind).map((row) => row.hostname).sort();
 }
-type NameserverKind = NameserverRow['kind'];
 
 /** The API shape of a domain. The shield secret is write-only: only whether it is set is shown. */
 export function serializeDomain(row: DomainRow) {
