@@ -6,8 +6,9 @@ import { dnsRoutes } from '../features/dns/routes.js';
 import { domainRoutes } from '../features/domains/routes.js';
 import { healthRoutes } from '../features/health/routes.js';
 import { originRoutes } from '../features/origins/routes.js';
+import { ruleRoutes } from '../features/rules/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
-  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(deps), ...originRoutes(deps), ...auditRoutes()];
+  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(deps), ...originRoutes(deps), ...ruleRoutes(), ...auditRoutes()];
 }

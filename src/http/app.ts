@@ -7,6 +7,7 @@ import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
 import { ANONYMOUS, type Actor } from './actor.js';
 import { writeAudit, redactSecrets } from './audit-writer.js';
+import { markConfigDirty } from '../publish/dirty.js';
 import { assertAllowed, resolveActor } from './auth.js';
 import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
@@ -58,8 +59,9 @@ async function runAudited(route: Route, context: RouteContext, prisma: Db): Prom
       targetId,
       domainId,
       requestId: context.requestId,
-      detail: context.body && Object.keys(context.body).length > 0 ? { body: redactSecrets(context.body) } : {},
+      detail: context.sent && Object.keys(context.sent).length > 0 ? { body: redactSecrets(context.sent) } : {},
     });
+    if (route.publishes) await markConfigDirty(tx as unknown as Db, audit.action);
     return result;
   }, AUDIT_TRANSACTION);
 }
@@ -76,11 +78,13 @@ function mount(app: express.Express, route: Route, deps: AppDeps): void {
     const actor: Actor = route.auth === 'public' ? ANONYMOUS : await resolveActor(req.get('authorization'), deps.config, deps.prisma);
     assertAllowed(actor, route.auth);
     const body = validate ? bodyOf(route, req) : undefined;
+    const sent = route.audit && body !== undefined ? structuredClone(body) : body;
     if (validate) assertValid(validate, body);
     const context: RouteContext = {
       params: req.params as Record<string, string>,
       query: req.query as Record<string, unknown>,
       body,
+      sent,
       actor,
       requestId: req.requestId,
       db: deps.prisma,

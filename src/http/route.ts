@@ -10,6 +10,8 @@ export type RouteContext<Body = any> = {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: Body;
+  /** The body as the caller sent it, before defaults were filled in (what the audit log records). */
+  sent: unknown;
   actor: Actor;
   requestId: string;
   db: Db;
@@ -35,6 +37,8 @@ export type Route = {
   status?: number;
   /** Audited routes run in one transaction with their audit event. */
   audit?: AuditSpec;
+  /** The change affects what edges or DNS serve: the published config is marked dirty in the same transaction. */
+  publishes?: boolean;
   handler: (context: RouteContext) => Promise<unknown>;
 };
 

@@ -7,12 +7,37 @@ import { ValidationError } from './errors.js';
 
 export const API_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/api', import.meta.url));
 
-/** Compiles every JSON Schema in schemas/api once; `validator(id)` returns a function that throws ValidationError. */
+type SchemaObject = { $id: string; required?: string[]; properties?: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+
+/** The PATCH form of a create schema: same fields and bounds, nothing required, no defaults. */
+export function patchVariant(create: SchemaObject): SchemaObject {
+  const properties = Object.fromEntries(
+    Object.entries(create.properties ?? {}).map(([name, property]) => {
+      const { default: _ignored, ...rest } = property;
+      return [name, rest];
+    }),
+  );
+  const { required: _required, ...rest } = create;
+  return { ...rest, $id: create.$id.replace(/-create$/, '-patch'), title: `${String(create.title ?? create.$id)} (patch)`, properties };
+}
+
+/**
+ * Compiles every JSON Schema in schemas/api once. Validation fills in the
+ * schemas' defaults, so services receive complete create requests. Each `X-create` schema without
+ * an `X-patch` file gets a derived `X-patch` (see patchVariant).
+ */
 export function loadApiSchemas(dir = API_SCHEMAS_DIR): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, useDefaults: false });
+  const ajv = new Ajv2020({ allErrors: true, strict: true, useDefaults: true });
   addFormats.default(ajv);
-  for (const file of readdirSync(dir).filter((name) => name.endsWith('.json')).sort()) {
-    ajv.addSchema(JSON.parse(readFileSync(path.join(dir, file), 'utf8')));
+  const schemas = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((file) => JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as SchemaObject);
+  const ids = new Set(schemas.map((schema) => schema.$id));
+  for (const schema of schemas) {
+    ajv.addSchema(schema);
+    const patchId = schema.$id.replace(/-create$/, '-patch');
+    if (patchId !== schema.$id && !ids.has(patchId)) ajv.addSchema(patchVariant(schema));
   }
   return ajv;
 }

@@ -29,6 +29,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
       body: 'dns-record-create',
       status: 201,
       audit: { action: 'dns_record.create', target: 'dns_record' },
+      publishes: true,
       handler: async ({ db, params, body }) => ({ data: await createRecord(db, params.domainId, body) }),
     },
     {
@@ -37,6 +38,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
       auth: 'api',
       body: 'dns-record-patch',
       audit: { action: 'dns_record.update', target: 'dns_record' },
+      publishes: true,
       handler: async ({ db, params, body }) => ({ data: await updateRecord(db, params.domainId, params.recordId, body) }),
     },
     {
@@ -44,6 +46,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
       path: `${RECORDS}/:recordId`,
       auth: 'api',
       audit: { action: 'dns_record.delete', target: 'dns_record' },
+      publishes: true,
       handler: async ({ db, params }) => {
         await deleteRecord(db, params.domainId, params.recordId);
         return { ok: true };

@@ -30,6 +30,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
       body: 'domain-create',
       status: 201,
       audit: { action: 'domain.create', target: 'domain' },
+      publishes: true,
       handler: async ({ db, body, actor }) => ({ data: await createDomain(db, body, actor, await platformNameservers(db, deps.config)) }),
     },
     {
@@ -44,6 +45,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
       auth: 'api',
       body: 'domain-update',
       audit: { action: 'domain.update', target: 'domain' },
+      publishes: true,
       handler: async ({ db, params, body }) => ({ data: await updateDomain(db, params.domainId, body) }),
     },
     {
@@ -51,6 +53,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/domains/:domainId',
       auth: 'api',
       audit: { action: 'domain.delete', target: 'domain' },
+      publishes: true,
       handler: async ({ db, params }) => {
         await deleteDomain(db, params.domainId);
         return { ok: true };
@@ -61,6 +64,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/domains/:domainId/verify-nameservers',
       auth: 'api',
       audit: { action: 'domain.verify_nameservers', target: 'domain' },
+      publishes: true,
       handler: async ({ db, params }) => {
         const { domain, lookupError } = await verifyNameservers(db, params.domainId, lookup);
         return lookupError ? { data: domain, warning: lookupError } : { data: domain };
@@ -73,6 +77,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
       body: 'domain-activate',
       optionalBody: true,
       audit: { action: 'domain.activate', target: 'domain' },
+      publishes: true,
       handler: async ({ db, params, body }) => ({ data: await activateDomain(db, params.domainId, body.override === true, lookup) }),
     },
   ];

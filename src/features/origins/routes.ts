@@ -21,6 +21,7 @@ export function originRoutes(deps: AppDeps): Route[] {
       body: 'origin-request',
       status: 201,
       audit: { action: 'origin.create', target: 'origin' },
+      publishes: true,
       handler: async ({ db, params, body }) => ({ data: await createOrigin(db, params.domainId, body) }),
     },
     {
@@ -29,6 +30,7 @@ export function originRoutes(deps: AppDeps): Route[] {
       auth: 'api',
       body: 'origin-request',
       audit: { action: 'origin.update', target: 'origin' },
+      publishes: true,
       handler: async ({ db, params, body }) => ({ data: await updateOrigin(db, params.domainId, params.originId, body) }),
     },
     {
@@ -36,6 +38,7 @@ export function originRoutes(deps: AppDeps): Route[] {
       path: `${ORIGINS}/:originId`,
       auth: 'api',
       audit: { action: 'origin.delete', target: 'origin' },
+      publishes: true,
       handler: async ({ db, params }) => {
         await deleteOrigin(db, params.domainId, params.originId);
         return { ok: true };

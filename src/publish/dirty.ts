@@ -1,0 +1,18 @@
+import type { Db } from '../db/client.js';
+
+/**
+ * Marks the published config (edge snapshot and DNS) dirty: moves change_seq on
+ * the single publish_state row, keeping the earliest dirty_since. The publisher
+ * compares change_seq with published_seq. Called only by the route runner, in
+ * the same transaction as the change, for routes declared `publishes: true`.
+ */
+export async function markConfigDirty(db: Db, reason: string, now = new Date()): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO publish_state (id, change_seq, dirty_since, dirty_reason, updated_at)
+    VALUES (1, 1, ${now}, ${reason}, ${now})
+    ON CONFLICT (id) DO UPDATE SET
+      change_seq = publish_state.change_seq + 1,
+      dirty_since = COALESCE(publish_state.dirty_since, EXCLUDED.dirty_since),
+      dirty_reason = EXCLUDED.dirty_reason,
+      updated_at = EXCLUDED.updated_at`;
+}
