@@ -10,5 +10,5 @@ import { ruleRoutes } from '../features/rules/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
-  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(deps), ...originRoutes(deps), ...ruleRoutes(), ...auditRoutes()];
+  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(deps), ...originRoutes(deps), ...ruleRoutes(deps), ...auditRoutes()];
 }

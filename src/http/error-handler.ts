@@ -35,7 +35,7 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   if (http.status >= 500) log?.error({ err: error, status: http.status }, http.message);
   else log?.warn({ status: http.status, error: http.message, field: http.field }, 'request rejected');
   if (res.headersSent) return;
-  const body: Record<string, string> = { error: http.message };
+  const body: Record<string, unknown> = { ...http.extra, error: http.message };
   if (http.field !== undefined) body.field = http.field;
   if (http.detail !== undefined) body.detail = http.detail;
   res.status(http.status).json(body);

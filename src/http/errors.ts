@@ -8,6 +8,8 @@ export class HttpError extends Error {
     message: string,
     readonly field?: string,
     readonly detail?: string,
+    /** More properties of the error body (e.g. the per-line errors of an import). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -15,8 +17,8 @@ export class HttpError extends Error {
 
 /** 422: the request is well-formed but a field breaks a rule. */
 export class ValidationError extends HttpError {
-  constructor(field: string | undefined, detail: string, message = 'validation failed') {
-    super(422, message, field, detail);
+  constructor(field: string | undefined, detail: string, message = 'validation failed', extra?: Record<string, unknown>) {
+    super(422, message, field, detail, extra);
   }
 }
 

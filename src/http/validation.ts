@@ -75,14 +75,20 @@ function pickError(errors: ErrorObject[]): ErrorObject {
   return [...errors].sort((a, b) => rank(a) - rank(b))[0];
 }
 
+/** The most useful problem of `data` against the compiled schema as {field, detail}, or undefined when valid. */
+export function schemaProblem(validate: ValidateFunction, data: unknown, what = 'body'): { field?: string; detail: string } | undefined {
+  if (validate(data)) return undefined;
+  const errors = validate.errors ?? [];
+  if (errors.length === 0) return { detail: `${what} is invalid` };
+  const first = pickError(errors);
+  if (first.instancePath === '' && first.keyword === 'type') return { detail: `${what} must be a JSON ${first.params.type}` };
+  return { field: fieldOf(first), detail: describe(first) };
+}
+
 /** Throws ValidationError naming the offending field when `data` does not match the compiled schema. */
 export function assertValid(validate: ValidateFunction, data: unknown, what = 'body'): void {
-  if (validate(data)) return;
-  const errors = validate.errors ?? [];
-  if (errors.length === 0) throw new ValidationError(undefined, `${what} is invalid`);
-  const first = pickError(errors);
-  if (first.instancePath === '' && first.keyword === 'type') throw new ValidationError(undefined, `${what} must be a JSON ${first.params.type}`);
-  throw new ValidationError(fieldOf(first), describe(first));
+  const problem = schemaProblem(validate, data, what);
+  if (problem) throw new ValidationError(problem.field, problem.detail);
 }
 
 /** The compiled validator for schema `$id`; fails loudly at start if the schema is missing. */

@@ -1,6 +1,12 @@
+import type { AppDeps } from '../../http/app.js';
+import { ValidationError } from '../../http/errors.js';
 import { parsePaging } from '../../http/paging.js';
 import type { Route } from '../../http/route.js';
+import { validatorFor } from '../../http/validation.js';
 import { RULE_KINDS, type RuleKind } from './kinds.js';
+import { disableLegacyRateLimit, getLegacyRateLimit, putLegacyRateLimit } from './legacy-rate-limit.js';
+import { exportRedirects, importRedirects } from './redirect-import.js';
+import { testPageRules, testRedirects } from './rule-test.js';
 import { createRule, deleteRule, listRules, updateRule } from './service.js';
 
 const SCHEMA_NAMES: Record<string, string> = {
@@ -56,7 +62,76 @@ function kindRoutes(kind: RuleKind): Route[] {
   ];
 }
 
-/** List/create/patch/delete for each of the seven rule kinds. */
-export function ruleRoutes(): Route[] {
-  return RULE_KINDS.flatMap(kindRoutes);
+function exportFormat(query: Record<string, unknown>): 'json' | 'csv' {
+  const format = query.format ?? 'json';
+  if (format !== 'json' && format !== 'csv') throw new ValidationError('format', 'format must be json or csv');
+  return format;
+}
+
+// Bulk import/export and dry-run tests of redirects and page rules, and the legacy single rate limit.
+function extraRoutes(deps: AppDeps): Route[] {
+  const domain = '/api/v1/domains/:domainId';
+  const redirectSchema = validatorFor(deps.ajv, 'redirect-rule-create');
+  return [
+    {
+      method: 'post',
+      path: `${domain}/redirects/import`,
+      auth: 'api',
+      body: 'redirect-import',
+      audit: { action: 'redirect.import', target: 'domain', targetId: ({ params }) => params.domainId },
+      publishes: true,
+      handler: async ({ db, params, body }) => ({ data: await importRedirects(db, params.domainId, body, redirectSchema) }),
+    },
+    {
+      method: 'get',
+      path: `${domain}/redirects/export`,
+      auth: 'api',
+      handler: async ({ db, params, query }) => ({ data: await exportRedirects(db, params.domainId, exportFormat(query)) }),
+    },
+    {
+      method: 'post',
+      path: `${domain}/redirects/test`,
+      auth: 'api',
+      body: 'rule-test',
+      handler: async ({ db, params, body }) => ({ data: await testRedirects(db, params.domainId, body) }),
+    },
+    {
+      method: 'post',
+      path: `${domain}/page-rules/test`,
+      auth: 'api',
+      body: 'rule-test',
+      handler: async ({ db, params, body }) => ({ data: await testPageRules(db, params.domainId, body) }),
+    },
+    {
+      method: 'get',
+      path: `${domain}/rate-limit`,
+      auth: 'api',
+      handler: async ({ db, params }) => ({ data: await getLegacyRateLimit(db, params.domainId) }),
+    },
+    {
+      method: 'put',
+      path: `${domain}/rate-limit`,
+      auth: 'api',
+      body: 'legacy-rate-limit',
+      audit: { action: 'rate_limit.put_legacy', target: 'rate_limit' },
+      publishes: true,
+      handler: async ({ db, params, body }) => ({ data: await putLegacyRateLimit(db, params.domainId, body) }),
+    },
+    {
+      method: 'delete',
+      path: `${domain}/rate-limit`,
+      auth: 'api',
+      audit: { action: 'rate_limit.disable_legacy', target: 'rate_limit' },
+      publishes: true,
+      handler: async ({ db, params }) => {
+        await disableLegacyRateLimit(db, params.domainId);
+        return { ok: true };
+      },
+    },
+  ];
+}
+
+/** List/create/patch/delete for each of the seven rule kinds, plus the redirect, page-rule and legacy extras. */
+export function ruleRoutes(deps: AppDeps): Route[] {
+  return [...extraRoutes(deps), ...RULE_KINDS.flatMap(kindRoutes)];
 }

@@ -92,9 +92,8 @@ export async function allRules(db: Db, kind: RuleKind, domainId: string): Promis
   return delegate(db, kind).findMany({ where: { domain_id: domainId }, orderBy: [{ priority: 'asc' }, { name: 'asc' }, { id: 'asc' }] });
 }
 
-/** Replaces every rule of the kind for the domain (used by the all-or-nothing redirect import). */
-export async function replaceRules(db: Db, kind: RuleKind, domainId: string, inputs: Record<string, unknown>[]): Promise<number> {
-  await delegate(db, kind).deleteMany({ where: { domain_id: domainId } });
+/** Inserts already-validated rules, first deleting the domain's rules of the kind when `replace` (bulk import). */
+export async function insertRules(db: Db, kind: RuleKind, domainId: string, inputs: Record<string, unknown>[], replace: boolean): Promise<void> {
+  if (replace) await delegate(db, kind).deleteMany({ where: { domain_id: domainId } });
   for (const input of inputs) await delegate(db, kind).create({ data: { match: {}, ...input, domain_id: domainId } });
-  return inputs.length;
 }
