@@ -7,8 +7,10 @@ import { domainRoutes } from '../features/domains/routes.js';
 import { healthRoutes } from '../features/health/routes.js';
 import { originRoutes } from '../features/origins/routes.js';
 import { ruleRoutes } from '../features/rules/routes.js';
+import { routingRoutes } from '../features/routing/routes.js';
+import { settingsRoutes } from '../features/settings/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
-  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(deps), ...originRoutes(deps), ...ruleRoutes(deps), ...auditRoutes()];
+  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(deps), ...originRoutes(deps), ...ruleRoutes(deps), ...routingRoutes(), ...settingsRoutes(), ...auditRoutes()];
 }

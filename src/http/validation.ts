@@ -27,7 +27,7 @@ export function patchVariant(create: SchemaObject): SchemaObject {
  * an `X-patch` file gets a derived `X-patch` (see patchVariant).
  */
 export function loadApiSchemas(dir = API_SCHEMAS_DIR): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, useDefaults: true });
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, useDefaults: true });
   addFormats.default(ajv);
   const schemas = readdirSync(dir)
     .filter((name) => name.endsWith('.json'))

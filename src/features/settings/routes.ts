@@ -1,0 +1,48 @@
+import type { Route } from '../../http/route.js';
+import { putAnycast, anycastAddresses } from './anycast.js';
+import { allSettings, assertNoProblems, documentProblems, groupValues, updateGroup } from './store.js';
+
+/** Settings groups, validation and the platform anycast addresses. */
+export function settingsRoutes(): Route[] {
+  return [
+    { method: 'get', path: '/api/v1/settings', auth: 'api', handler: async ({ db }) => ({ data: await allSettings(db) }) },
+    {
+      method: 'post',
+      path: '/api/v1/settings/validate',
+      auth: 'api',
+      body: 'settings-validate',
+      handler: async ({ body }) => {
+        assertNoProblems(documentProblems(body));
+        return { data: { valid: true } };
+      },
+    },
+    { method: 'get', path: '/api/v1/settings/:group', auth: 'api', handler: async ({ db, params }) => ({ data: await groupValues(db, params.group) }) },
+    {
+      method: 'patch',
+      path: '/api/v1/settings/:group',
+      auth: 'api',
+      body: 'settings-group-patch',
+      audit: { action: 'settings.update', target: 'settings_group', targetId: ({ params }) => params.group },
+      publishes: true,
+      handler: async ({ db, params, body, actor }) => ({ data: await updateGroup(db, params.group, body, actor.name) }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/admin/edge-network/anycast',
+      auth: 'api',
+      handler: async ({ db }) => {
+        const { ipv4, ipv6 } = await anycastAddresses(db);
+        return { data: { anycast_ipv4: ipv4, anycast_ipv6: ipv6 } };
+      },
+    },
+    {
+      method: 'put',
+      path: '/api/v1/admin/edge-network/anycast',
+      auth: 'api',
+      body: 'anycast-put',
+      audit: { action: 'anycast.update', target: 'settings_group', targetId: () => 'anycast' },
+      publishes: true,
+      handler: async ({ db, body, actor }) => ({ data: await putAnycast(db, body, actor.name) }),
+    },
+  ];
+}
