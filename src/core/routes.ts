@@ -9,8 +9,26 @@ import { originRoutes } from '../features/origins/routes.js';
 import { ruleRoutes } from '../features/rules/routes.js';
 import { routingRoutes } from '../features/routing/routes.js';
 import { settingsRoutes } from '../features/settings/routes.js';
+import { cacheRoutes } from '../features/cache/routes.js';
+import { analyticsRoutes } from '../features/analytics/routes.js';
+import { securityRoutes } from '../features/security/routes.js';
+import { operationsRoutes } from '../features/operations/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
-  return [...healthRoutes(deps), ...adminRoutes(deps), ...domainRoutes(deps), ...dnsRoutes(deps), ...originRoutes(deps), ...ruleRoutes(deps), ...routingRoutes(), ...settingsRoutes(), ...auditRoutes()];
+  return [
+    ...healthRoutes(deps),
+    ...adminRoutes(deps),
+    ...domainRoutes(deps),
+    ...dnsRoutes(deps),
+    ...originRoutes(deps),
+    ...ruleRoutes(deps),
+    ...routingRoutes(),
+    ...settingsRoutes(),
+    ...cacheRoutes(deps),
+    ...analyticsRoutes(),
+    ...securityRoutes(),
+    ...operationsRoutes(deps),
+    ...auditRoutes(),
+  ];
 }

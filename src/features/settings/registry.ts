@@ -39,8 +39,6 @@ export const SETTINGS = {
     block_status_code: int(403, 400, 599, 'Status of responses blocked by WAF, IP or rate-limit rules.'),
   },
   cache: {
-    default_edge_ttl_seconds: int(3600, 0, 365 * DAY, 'Edge TTL of cacheable responses without Cache-Control, for domains with default cache settings.'),
-    default_browser_ttl_seconds: int(14400, 0, 365 * DAY, 'Browser TTL default.'),
     max_object_bytes: int(104857600, 1024, 2 ** 31 - 1, 'Largest response the edge stores in its cache.'),
   },
   analytics: {

@@ -1,0 +1,65 @@
+import type { Route } from '../../http/route.js';
+import { ValidationError } from '../../http/errors.js';
+import { assertDomainExists } from '../domains/service.js';
+import { groupValues } from '../settings/store.js';
+import { cacheAnalytics, recalculateUsage, usageSummary } from './usage.js';
+import { parseWindow, type Bucket } from './window.js';
+import type { Db } from '../../db/client.js';
+
+function domainFilter(query: Record<string, unknown>): string | undefined {
+  if (query.domain_id === undefined) return undefined;
+  if (typeof query.domain_id !== 'string' || query.domain_id === '') throw new ValidationError('domain_id', 'domain_id must be a domain id');
+  return query.domain_id;
+}
+
+async function window(db: Db, query: Record<string, unknown>) {
+  const { default_bucket } = await groupValues(db, 'analytics');
+  return parseWindow(query, default_bucket as Bucket);
+}
+
+async function scoped(db: Db, domainId: string | undefined): Promise<string | undefined> {
+  if (domainId) await assertDomainExists(db, domainId);
+  return domainId;
+}
+
+/** Usage and cache analytics from the aggregates, and their rebuild from raw events. */
+export function analyticsRoutes(): Route[] {
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/analytics/cache',
+      auth: 'api',
+      handler: async ({ db, query }) => ({ data: await cacheAnalytics(db, await window(db, query), await scoped(db, domainFilter(query))) }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/domains/:domainId/analytics/cache',
+      auth: 'api',
+      handler: async ({ db, params, query }) => ({ data: await cacheAnalytics(db, await window(db, query), await scoped(db, params.domainId)) }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/usage/summary',
+      auth: 'api',
+      handler: async ({ db, query }) => ({ data: await usageSummary(db, await window(db, query), await scoped(db, domainFilter(query))) }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/domains/:domainId/analytics/summary',
+      auth: 'api',
+      handler: async ({ db, params, query }) => ({ data: await usageSummary(db, await window(db, query), await scoped(db, params.domainId)) }),
+    },
+    {
+      method: 'post',
+      path: '/api/v1/usage/recalculate',
+      auth: 'api',
+      body: 'usage-recalculate',
+      optionalBody: true,
+      audit: { action: 'usage.recalculate', target: 'usage_aggregates', targetId: ({ body }) => body.domain_id },
+      handler: async ({ db, body }) => {
+        const buckets: Bucket[] = body.bucket ? [body.bucket] : ['minute', 'hour', 'day'];
+        return { data: await recalculateUsage(db, buckets, await scoped(db, body.domain_id)) };
+      },
+    },
+  ];
+}

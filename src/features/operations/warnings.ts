@@ -1,0 +1,87 @@
+import type { Db } from '../../db/client.js';
+import { unixSeconds } from '../../http/timestamps.js';
+
+export type Warning = { code: string; severity: 'info' | 'warning' | 'critical'; message: string; domain_id?: string; detail?: Record<string, unknown> };
+
+const DAY_MS = 86400 * 1000;
+const CERT_WARNING_DAYS = 14;
+const DIRTY_WARNING_MS = 5 * 60 * 1000;
+
+async function pendingDomains(db: Db): Promise<Warning[]> {
+  const rows = await db.domain.findMany({ where: { status: 'pending_nameserver' }, include: { nameservers: true }, orderBy: { created_at: 'asc' } });
+  return rows.map((domain) => ({
+    code: 'domain_waiting_for_nameservers',
+    severity: 'info',
+    message: `${domain.domain} waits for its delegation to ${domain.nameservers.filter((ns) => ns.kind === 'expected').map((ns) => ns.hostname).join(', ')}`,
+    domain_id: domain.id,
+    detail: { observed: domain.nameservers.filter((ns) => ns.kind === 'observed').map((ns) => ns.hostname), checked_at: unixSeconds(domain.nameservers_checked_at) },
+  }));
+}
+
+async function originProblems(db: Db): Promise<Warning[]> {
+  const rows = await db.domain.findMany({
+    where: { status: 'active' },
+    select: { id: true, domain: true, origins: { select: { role: true, enabled: true, drained: true } }, dns_records: { where: { proxied: true }, select: { id: true }, take: 1 } },
+  });
+  return rows.flatMap((domain): Warning[] => {
+    if (domain.origins.length === 0) {
+      return domain.dns_records.length ? [{ code: 'domain_without_origins', severity: 'warning', message: `${domain.domain} has proxied records but no origin`, domain_id: domain.id }] : [];
+    }
+    const primary = domain.origins.some((origin) => origin.role === 'primary' && origin.enabled && !origin.drained);
+    return primary ? [] : [{ code: 'origins_without_primary', severity: 'warning', message: `${domain.domain} has no enabled, undrained primary origin; traffic goes to backups`, domain_id: domain.id }];
+  });
+}
+
+async function expiringCertificates(db: Db, now: Date): Promise<Warning[]> {
+  const rows = await db.sslCertificate.findMany({
+    where: { status: 'active', not_after: { lt: new Date(now.getTime() + CERT_WARNING_DAYS * DAY_MS) } },
+    include: { domain: { select: { domain: true } } },
+  });
+  return rows.map((certificate) => {
+    const expired = certificate.not_after! <= now;
+    return {
+      code: expired ? 'certificate_expired' : 'certificate_expiring',
+      severity: expired ? 'critical' : 'warning',
+      message: `the certificate for ${certificate.hostnames.join(', ')} (${certificate.domain.domain}) ${expired ? 'has expired' : 'expires soon'}`,
+      domain_id: certificate.domain_id,
+      detail: { certificate_id: certificate.id, not_after: unixSeconds(certificate.not_after) },
+    };
+  });
+}
+
+async function staleEdges(db: Db, freshSeconds: number, now: Date): Promise<Warning[]> {
+  const rows = await db.edgeNode.findMany({ where: { enabled: true, OR: [{ last_heartbeat_at: null }, { last_heartbeat_at: { lt: new Date(now.getTime() - freshSeconds * 1000) } }] } });
+  return rows.map((edge) => ({
+    code: 'edge_stale',
+    severity: 'warning',
+    message: `edge ${edge.edge_id} has not sent a heartbeat for over ${freshSeconds} s and is out of the pool`,
+    detail: { edge_id: edge.edge_id, last_heartbeat_at: unixSeconds(edge.last_heartbeat_at) },
+  }));
+}
+
+async function publishProblems(db: Db, now: Date): Promise<Warning[]> {
+  const state = await db.publishState.findUnique({ where: { id: 1 } });
+  if (!state) return [];
+  const warnings: Warning[] = [];
+  if (state.last_error && (!state.last_publish_at || (state.last_error_at && state.last_error_at > state.last_publish_at))) {
+    warnings.push({ code: 'publish_failing', severity: 'critical', message: `config publishing fails: ${state.last_error}`, detail: { since: unixSeconds(state.last_error_at) } });
+  }
+  if (state.change_seq > state.published_seq && state.dirty_since && now.getTime() - state.dirty_since.getTime() > DIRTY_WARNING_MS) {
+    warnings.push({ code: 'config_not_published', severity: 'warning', message: 'changes have waited more than 5 minutes to be published to the edges', detail: { dirty_since: unixSeconds(state.dirty_since) } });
+  }
+  return warnings;
+}
+
+async function dnsProblems(db: Db): Promise<Warning[]> {
+  const rows = await db.dnsZoneState.findMany({ where: { last_error: { not: null } } });
+  return rows.map((zone) => ({ code: 'dns_sync_failing', severity: 'warning', message: `zone ${zone.zone_name} does not sync: ${zone.last_error}`, domain_id: zone.domain_id, detail: { attempts: zone.attempts } }));
+}
+
+const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 };
+
+/** Actionable items, most severe first. */
+export async function warnings(db: Db, heartbeatFreshSeconds: number, now = new Date()) {
+  const groups = await Promise.all([publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), originProblems(db), pendingDomains(db)]);
+  const list = groups.flat().sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
+  return { count: list.length, warnings: list };
+}

@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { TestCore, type Json } from '../../support/core.js';
+
+const MINUTE = 60000;
+
+describe('overview, warnings and security events', () => {
+  let core: TestCore;
+  let active: Json;
+  let pending: Json;
+  before(async () => {
+    core = await TestCore.start();
+    active = await core.createDomain('active.ops.example');
+    await core.post(`/api/v1/domains/${active.id}/activate`, { override: true });
+    await core.post(`/api/v1/domains/${active.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.1', proxied: true }, 201);
+    await core.post(`/api/v1/domains/${active.id}/origins`, { host: 'backup.ops.example', role: 'backup' }, 201);
+    pending = await core.createDomain('pending.ops.example');
+    const now = Date.now();
+    await core.db.edgeNode.createMany({
+      data: [
+        { edge_id: 'edge-fresh', enabled: true, health_status: 'healthy', last_heartbeat_at: new Date(now - 5000) },
+        { edge_id: 'edge-stale', enabled: true, health_status: 'healthy', last_heartbeat_at: new Date(now - 10 * MINUTE) },
+      ],
+    });
+    await core.db.sslCertificate.create({ data: { domain_id: active.id, source: 'acme', status: 'active', hostnames: ['active.ops.example'], not_after: new Date(now + 3 * 86400 * 1000) } });
+    await core.db.dnsSyncEvent.create({ data: { zone_name: 'active.ops.example', action: 'patch', success: false, error: 'PowerDNS answered 500' } });
+    const events = [
+      { kind: 'waf', action: 'block', rule_id: 'rule-1', path: '/wp-login.php', client_country: 'DE' },
+      { kind: 'waf', action: 'block', rule_id: 'rule-1', path: '/wp-login.php', client_country: 'DE' },
+      { kind: 'rate_limit', action: 'challenge', rule_id: 'rule-2', path: '/login', client_country: 'US' },
+    ];
+    await core.db.securityEvent.createMany({
+      data: events.map((event, index) => ({ ...event, domain_id: active.id, domain: active.domain, edge_id: 'edge-fresh', occurred_at: new Date(now - (index + 1) * MINUTE) })),
+    });
+  });
+  after(async () => {
+    await core.stop();
+  });
+
+  it('shows counts by domain status, edge pool health, publish state and recent errors', async () => {
+    const overview = (await core.get('/api/v1/overview')).data;
+    expect(overview.domains).to.deep.equal({ total: 2, pending_nameserver: 1, active: 1, disabled: 0 });
+    expect(overview.edges).to.deep.equal({ total: 2, healthy: 1 });
+    expect(overview.publish.dirty).to.equal(true);
+    expect(overview.recent_errors[0]).to.include({ source: 'dns_sync', error: 'PowerDNS answered 500' });
+  });
+
+  it('lists actionable warnings, most severe first', async () => {
+    const { count, warnings } = (await core.get('/api/v1/overview/warnings')).data;
+    const codes = warnings.map((warning: Json) => warning.code);
+    expect(codes).to.include.members(['certificate_expiring', 'edge_stale', 'origins_without_primary', 'domain_waiting_for_nameservers']);
+    expect(count).to.equal(warnings.length);
+    expect(warnings.find((warning: Json) => warning.code === 'domain_waiting_for_nameservers').domain_id).to.equal(pending.id);
+    expect(warnings.find((warning: Json) => warning.code === 'edge_stale').detail.edge_id).to.equal('edge-stale');
+    const severities = warnings.map((warning: Json) => ({ critical: 0, warning: 1, info: 2 })[warning.severity as 'info']);
+    expect(severities).to.deep.equal([...severities].sort());
+  });
+
+  it('lists security events newest first, for all domains and per domain', async () => {
+    const all = (await core.get('/api/v1/security/events')).data;
+    expect(all.map((event: Json) => event.kind)).to.deep.equal(['waf', 'waf', 'rate_limit']);
+    expect(all[0].occurred_at).to.be.a('number');
+    expect((await core.get(`/api/v1/security/events?domain_id=${pending.id}`)).data).to.deep.equal([]);
+    expect((await core.get(`/api/v1/domains/${active.id}/security/events?limit=1`)).data).to.have.length(1);
+    await core.get('/api/v1/domains/missing/security/events', 404);
+    await core.get('/api/v1/security/events?limit=0', 422);
+  });
+
+  it('summarises security events by kind, action, country, path and rule', async () => {
+    const summary = (await core.get(`/api/v1/security/summary?domain_id=${active.id}`)).data;
+    expect(summary).to.deep.include({ total: 3, by_kind: { waf: 2, rate_limit: 1 }, by_action: { block: 2, challenge: 1 } });
+    expect(summary.top_countries[0]).to.deep.equal({ country: 'DE', count: 2 });
+    expect(summary.top_paths[0]).to.deep.equal({ path: '/wp-login.php', count: 2 });
+    expect(summary.top_rules[0]).to.deep.equal({ rule_id: 'rule-1', count: 2 });
+    expect((await core.get('/api/v1/security/summary?from=0&to=1')).data.total).to.equal(0);
+  });
+});
