@@ -1,4 +1,5 @@
 import { compileIpSet, parseIp, type ParsedIp } from './ip-set.js';
+import { pathExtension, pathHead } from './rule-index.js';
 import { captureRegex, compilePattern, isCaseSensitive, type PatternTest } from './patterns.js';
 import type { Match, MatchCaptures, NamedCondition, Pattern, RequestFacts } from './types.js';
 
@@ -14,6 +15,17 @@ export class PreparedRequest {
     this.host = facts.host.toLowerCase();
     this.method = facts.method.toUpperCase();
     this.country = facts.country?.toUpperCase() ?? '';
+  }
+
+  private head: string | undefined;
+  private extension: string | undefined;
+
+  get pathHead(): string {
+    return (this.head ??= pathHead(this.facts.path));
+  }
+
+  get pathExtension(): string {
+    return (this.extension ??= pathExtension(this.facts.path));
   }
 
   get pathLower(): string {

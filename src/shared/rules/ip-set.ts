@@ -1,19 +1,36 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** A parsed client address: IPv4 (and IPv4-mapped IPv6) as a 32-bit number, IPv6 as a bigint. */
 export type ParsedIp = { v6: false; value: number } | { v6: true; value: bigint };
 
-function ipv4Value(text: string): number {
-  const [a, b, c, d] = text.split('.');
-  return ((+a << 24) >>> 0) + (+b << 16) + (+c << 8) + +d;
+// Dotted quad to a 32-bit number without allocating; undefined when it is not one (leading zeros refused).
+function ipv4Value(text: string): number | undefined {
+  let value = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 46) {
+      if (digits === 0 || ++dots > 3) return undefined;
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+    } else if (code >= 48 && code <= 57) {
+      if (digits > 0 && octet === 0) return undefined;
+      octet = octet * 10 + (code - 48);
+      if (++digits > 3 || octet > 255) return undefined;
+    } else return undefined;
+  }
+  return dots === 3 && digits > 0 ? value * 256 + octet : undefined;
 }
 
 function hextets(part: string): number[] {
   if (part === '') return [];
   return part.split(':').flatMap((group) => {
     if (!group.includes('.')) return [parseInt(group, 16)];
-    const v4 = ipv4Value(group);
+    const v4 = ipv4Value(group) ?? 0;
     return [v4 >>> 16, v4 & 0xffff];
   });
 }
@@ -34,7 +51,8 @@ const LOW_32 = 0xffffffffn;
 
 /** Parses an address (fast path for the per-request case), or undefined when it is not one. */
 export function parseIp(text: string): ParsedIp | undefined {
-  if (isIPv4(text)) return { v6: false, value: ipv4Value(text) };
+  const v4 = ipv4Value(text);
+  if (v4 !== undefined) return { v6: false, value: v4 };
   if (!isIPv6(text)) return undefined;
   const value = ipv6Value(text);
   if (value >> 32n === MAPPED_PREFIX >> 32n) return { v6: false, value: Number(value & LOW_32) };

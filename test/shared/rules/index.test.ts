@@ -1,0 +1,42 @@
+import { expect } from 'chai';
+import { compileMatch } from '../../../src/shared/rules/compile.js';
+import { parseIp } from '../../../src/shared/rules/ip-set.js';
+import { indexKey } from '../../../src/shared/rules/rule-index.js';
+import { allMatches, compileRuleSet, firstMatch, prepareRequest, type RuleBase } from '../../../src/shared/rules/rule-set.js';
+import { generateMatch, generateRequest, random } from './generators.js';
+
+describe('rule index and address parsing', () => {
+  it('finds the same first match and the same set of matches as a linear scan, on generated rule sets', () => {
+    const rng = random(424242);
+    for (let round = 0; round < 200; round++) {
+      const rules: RuleBase[] = Array.from({ length: 30 }, (_, index) => ({ id: `r${index}`, name: `rule ${index}`, enabled: rng() < 0.9, priority: Math.floor(rng() * 50), match: generateMatch(rng) }));
+      const set = compileRuleSet(rules);
+      const linear = [...rules]
+        .filter((rule) => rule.enabled)
+        .sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
+        .map((rule) => ({ id: rule.id, matches: compileMatch(rule.match) }));
+      for (let i = 0; i < 50; i++) {
+        const request = prepareRequest(generateRequest(rng));
+        const expected = linear.filter((rule) => rule.matches.test(request)).map((rule) => rule.id);
+        expect(allMatches(set, request).map((hit) => hit.rule.id)).to.deep.equal(expected);
+        expect(firstMatch(set, request)?.rule.id).to.equal(expected[0]);
+      }
+    }
+  });
+
+  it('files rules under a path head, an extension, exact hosts, or always', () => {
+    expect(indexKey({ paths: [{ kind: 'prefix', value: '/blog' }] })).to.deep.equal({ head: 'bl' });
+    expect(indexKey({ paths: [{ kind: 'wildcard', value: '*.css' }] })).to.deep.equal({ extension: 'css' });
+    expect(indexKey({ hosts: [{ kind: 'exact', value: 'WWW.example.com' }] })).to.deep.equal({ hosts: ['www.example.com'] });
+    expect(indexKey({ paths: [{ kind: 'prefix', value: '/b' }] })).to.equal('always');
+    expect(indexKey({ paths: [{ kind: 'prefix', value: '/Blog', case_sensitive: false }] })).to.equal('always');
+    expect(indexKey({ paths: [{ kind: 'regex', value: '^/blog' }] })).to.equal('always');
+  });
+
+  it('parses addresses strictly', () => {
+    expect(parseIp('192.0.2.1')).to.deep.equal({ v6: false, value: 3221225985 });
+    expect(parseIp('::ffff:192.0.2.1')).to.deep.equal({ v6: false, value: 3221225985 });
+    expect(parseIp('2001:db8::1')).to.deep.equal({ v6: true, value: 0x20010db8000000000000000000000001n });
+    for (const bad of ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1..2.3', 'a.b.c.d', '', '2001:db8::g']) expect(parseIp(bad), bad).to.equal(undefined);
+  });
+});
