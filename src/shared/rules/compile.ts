@@ -1,5 +1,5 @@
 import { compileIpSet, parseIp, type ParsedIp } from './ip-set.js';
-import { pathExtension, pathHead } from './rule-index.js';
+import { networkKey, pathExtension, pathHead } from './rule-index.js';
 import { captureRegex, compilePattern, isCaseSensitive, type PatternTest } from './patterns.js';
 import type { Match, MatchCaptures, NamedCondition, Pattern, RequestFacts } from './types.js';
 
@@ -30,6 +30,14 @@ export class PreparedRequest {
 
   get pathLower(): string {
     return (this.lowerPath ??= this.facts.path.toLowerCase());
+  }
+
+  private network: string | null | undefined;
+
+  /** The index key of the client's network ('' without a valid address). */
+  get networkKey(): string {
+    if (this.network === undefined) this.network = this.ip ? networkKey(this.ip) : null;
+    return this.network ?? '';
   }
 
   get ip(): ParsedIp | null {

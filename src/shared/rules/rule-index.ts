@@ -1,13 +1,15 @@
+import { normalizeCidr, parseIp, type ParsedIp } from './ip-set.js';
 import type { Match, Pattern } from './types.js';
 
 /**
  * Where a rule is filed so that most requests never visit it: under the first
  * two characters its paths must start with (`head`), under the file extension
  * its paths must end with (`extension`), under the exact hosts it requires, or
- * (when none of these is pinned) among the rules checked for every request.
+ * under the /8 (IPv4) or /16 (IPv6) networks its `ips` lie in, or (when none
+ * of these is pinned) among the rules checked for every request.
  * Every key is a necessary condition of the rule's match.
  */
-export type IndexKey = { head: string } | { extension: string } | { hosts: string[] } | 'always';
+export type IndexKey = { head: string } | { extension: string } | { hosts: string[] } | { networks: string[] } | 'always';
 
 export const HEAD_LENGTH = 2;
 
@@ -46,6 +48,21 @@ function shared(keys: (string | undefined)[]): string | undefined {
   return keys.length && keys.every((key) => key !== undefined && key === keys[0]) ? keys[0] : undefined;
 }
 
+/** The network key of a parsed address: its first octet (IPv4) or first 16 bits (IPv6). */
+export function networkKey(ip: ParsedIp): string {
+  return ip.v6 ? `6:${ip.words[0] >>> 16}` : `4:${ip.value >>> 24}`;
+}
+
+// The /8 or /16 networks a CIDR lies in, when its prefix is at least that long.
+function cidrNetworks(cidr: string): string | undefined {
+  const normal = normalizeCidr(cidr);
+  if (!normal) return undefined;
+  const [address, bits] = normal.split('/');
+  const parsed = parseIp(address);
+  if (!parsed || Number(bits) < (parsed.v6 ? 16 : 8)) return undefined;
+  return networkKey(parsed);
+}
+
 /** The index key of a match. */
 export function indexKey(match: Match): IndexKey {
   const paths = match.paths ?? [];
@@ -54,5 +71,7 @@ export function indexKey(match: Match): IndexKey {
   const extension = shared(paths.map(extensionKey));
   if (extension !== undefined) return { extension };
   if (match.hosts?.length && match.hosts.every((pattern) => pattern.kind === 'exact')) return { hosts: match.hosts.map((pattern) => pattern.value.toLowerCase()) };
+  const networks = (match.ips ?? []).map(cidrNetworks);
+  if (networks.length && networks.every((network) => network !== undefined)) return { networks: networks as string[] };
   return 'always';
 }

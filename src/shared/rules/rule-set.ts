@@ -20,7 +20,10 @@ export type RuleSet<R> = {
   readonly byHead: ReadonlyMap<string, readonly number[]>;
   readonly byExtension: ReadonlyMap<string, readonly number[]>;
   readonly byHost: ReadonlyMap<string, readonly number[]>;
+  readonly byNetwork: ReadonlyMap<string, readonly number[]>;
   readonly always: readonly number[];
+  /** Scratch space of the candidate merge, reused by every request (evaluation never re-enters a set). */
+  readonly scratch: { lists: (readonly number[])[]; positions: number[]; order: number[] };
 };
 
 const NONE: readonly number[] = [];
@@ -35,15 +38,17 @@ function buildIndex<R extends RuleBase>(entries: Entry<R>[]): RuleSet<R> {
   const byHead = new Map<string, number[]>();
   const byExtension = new Map<string, number[]>();
   const byHost = new Map<string, number[]>();
+  const byNetwork = new Map<string, number[]>();
   const always: number[] = [];
   entries.forEach((entry, index) => {
     const key = indexKey(entry.rule.match);
     if (key === 'always') always.push(index);
     else if ('head' in key) file(byHead, key.head, index);
     else if ('extension' in key) file(byExtension, key.extension, index);
-    else for (const host of new Set(key.hosts)) file(byHost, host, index);
+    else if ('hosts' in key) for (const host of new Set(key.hosts)) file(byHost, host, index);
+    else for (const network of new Set(key.networks)) file(byNetwork, network, index);
   });
-  return { entries, byHead, byExtension, byHost, always };
+  return { entries, byHead, byExtension, byHost, byNetwork, always, scratch: { lists: [NONE, NONE, NONE, NONE, NONE], positions: [0, 0, 0, 0, 0], order: [] } };
 }
 
 function listFor(map: ReadonlyMap<string, readonly number[]>, key: string): readonly number[] {
@@ -51,18 +56,34 @@ function listFor(map: ReadonlyMap<string, readonly number[]>, key: string): read
 }
 
 /**
- * Calls `visit` on the candidate rules of a request in evaluation order (a
- * three-way merge of the sorted index lists) until it returns true.
+ * The candidate rules of a request in evaluation order: a merge of the sorted
+ * index lists that apply to it. Returns a list owned by the set (valid until the
+ * set's next evaluation; evaluation never re-enters a set).
  */
-function visitCandidates<R>(set: RuleSet<R>, request: PreparedRequest, visit: (entry: Entry<R>) => boolean): void {
-  const lists = [listFor(set.byHead, request.pathHead), listFor(set.byExtension, request.pathExtension), listFor(set.byHost, request.host), set.always];
-  const positions = [0, 0, 0, 0];
+function candidates<R>(set: RuleSet<R>, request: PreparedRequest): readonly number[] {
+  const { lists, positions, order } = set.scratch;
+  lists[0] = listFor(set.byHead, request.pathHead);
+  lists[1] = listFor(set.byExtension, request.pathExtension);
+  lists[2] = listFor(set.byHost, request.host);
+  lists[3] = set.byNetwork.size && request.networkKey ? listFor(set.byNetwork, request.networkKey) : NONE;
+  lists[4] = set.always;
+  let nonEmpty = 0;
+  let only = NONE;
+  for (let list = 0; list < 5; list++) {
+    if (lists[list].length) {
+      nonEmpty++;
+      only = lists[list];
+    }
+  }
+  if (nonEmpty <= 1) return only;
+  positions.fill(0);
+  order.length = 0;
   for (;;) {
     let next = Infinity;
-    for (let list = 0; list < 4; list++) if (positions[list] < lists[list].length && lists[list][positions[list]] < next) next = lists[list][positions[list]];
-    if (next === Infinity) return;
-    for (let list = 0; list < 4; list++) if (lists[list][positions[list]] === next) positions[list]++;
-    if (visit(set.entries[next])) return;
+    for (let list = 0; list < 5; list++) if (positions[list] < lists[list].length && lists[list][positions[list]] < next) next = lists[list][positions[list]];
+    if (next === Infinity) return order;
+    for (let list = 0; list < 5; list++) if (lists[list][positions[list]] === next) positions[list]++;
+    order.push(next);
   }
 }
 
@@ -82,22 +103,22 @@ export function compileRuleSet<R extends RuleBase>(rules: readonly R[], extra?: 
 
 /** The first rule (in evaluation order) whose conditions all hold, with its captures. */
 export function firstMatch<R>(set: RuleSet<R>, request: PreparedRequest): RuleHit<R> | undefined {
-  let hit: Entry<R> | undefined;
-  visitCandidates(set, request, (entry) => {
-    if (!entry.matches.test(request)) return false;
-    hit = entry;
-    return true;
-  });
-  return hit && { rule: hit.rule, captures: hit.matches.captures(request) };
+  const order = candidates(set, request);
+  for (let i = 0; i < order.length; i++) {
+    const entry = set.entries[order[i]];
+    if (entry.matches.test(request)) return { rule: entry.rule, captures: entry.matches.captures(request) };
+  }
+  return undefined;
 }
 
 /** Every matching rule in evaluation order (for kinds where all apply, such as header rules). */
 export function allMatches<R>(set: RuleSet<R>, request: PreparedRequest): RuleHit<R>[] {
   const hits: RuleHit<R>[] = [];
-  visitCandidates(set, request, (entry) => {
+  const order = candidates(set, request);
+  for (let i = 0; i < order.length; i++) {
+    const entry = set.entries[order[i]];
     if (entry.matches.test(request)) hits.push({ rule: entry.rule, captures: entry.matches.captures(request) });
-    return false;
-  });
+  }
   return hits;
 }
 

@@ -36,7 +36,12 @@ describe('rule index and address parsing', () => {
   it('parses addresses strictly', () => {
     expect(parseIp('192.0.2.1')).to.deep.equal({ v6: false, value: 3221225985 });
     expect(parseIp('::ffff:192.0.2.1')).to.deep.equal({ v6: false, value: 3221225985 });
-    expect(parseIp('2001:db8::1')).to.deep.equal({ v6: true, value: 0x20010db8000000000000000000000001n });
-    for (const bad of ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1..2.3', 'a.b.c.d', '', '2001:db8::g']) expect(parseIp(bad), bad).to.equal(undefined);
+    expect(parseIp('2001:db8::1')).to.deep.equal({ v6: true, words: [0x20010db8, 0, 0, 1] });
+    expect(parseIp('2001:DB8:0:0:0:0:ffff:1')).to.deep.equal({ v6: true, words: [0x20010db8, 0, 0, 0xffff0001] });
+    expect(parseIp('::1')).to.deep.equal({ v6: true, words: [0, 0, 0, 1] });
+    expect(parseIp('64:ff9b::192.0.2.1')).to.deep.equal({ v6: true, words: [0x0064ff9b, 0, 0, 3221225985] });
+    expect(parseIp('fe80::1%eth0')).to.deep.equal({ v6: true, words: [0xfe800000, 0, 0, 1] });
+    const bad = ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1..2.3', 'a.b.c.d', '', '2001:db8::g', '1::2::3', '1:2:3:4:5:6:7', '12345::1', ':::'];
+    for (const text of bad) expect(parseIp(text), text).to.equal(undefined);
   });
 });
