@@ -17,10 +17,10 @@ export class PreparedRequest {
     this.country = facts.country?.toUpperCase() ?? '';
   }
 
-  private head: string | undefined;
+  private head: number | undefined;
   private extension: string | undefined;
 
-  get pathHead(): string {
+  get pathHead(): number {
     return (this.head ??= pathHead(this.facts.path));
   }
 
@@ -32,12 +32,12 @@ export class PreparedRequest {
     return (this.lowerPath ??= this.facts.path.toLowerCase());
   }
 
-  private network: string | null | undefined;
+  private network: number | undefined;
 
-  /** The index key of the client's network ('' without a valid address). */
-  get networkKey(): string {
-    if (this.network === undefined) this.network = this.ip ? networkKey(this.ip) : null;
-    return this.network ?? '';
+  /** The index key of the client's network (-1 without a valid address). */
+  get networkKey(): number {
+    if (this.network === undefined) this.network = this.ip ? networkKey(this.ip) : -1;
+    return this.network;
   }
 
   get ip(): ParsedIp | null {

@@ -9,13 +9,11 @@ import type { Match, Pattern } from './types.js';
  * of these is pinned) among the rules checked for every request.
  * Every key is a necessary condition of the rule's match.
  */
-export type IndexKey = { head: string } | { extension: string } | { hosts: string[] } | { networks: string[] } | 'always';
+export type IndexKey = { head: number } | { extension: string } | { hosts: string[] } | { networks: number[] } | 'always';
 
-export const HEAD_LENGTH = 2;
-
-/** The first characters of a path after its leading slash: `/api/v1` → `ap`. */
-export function pathHead(path: string): string {
-  return path.slice(1, 1 + HEAD_LENGTH);
+/** The first two characters of a path after its leading slash as one number (`/api` → `ap`); -1 when shorter. */
+export function pathHead(path: string): number {
+  return path.length < 3 ? -1 : path.charCodeAt(1) * 65536 + path.charCodeAt(2);
 }
 
 /** The extension of a path's last segment (`/a/b.min.css` → `css`), or ''. */
@@ -32,9 +30,9 @@ function literalHead(pattern: Pattern): string | undefined {
   return undefined;
 }
 
-function headKey(pattern: Pattern): string | undefined {
+function headKey(pattern: Pattern): number | undefined {
   const literal = literalHead(pattern);
-  return literal !== undefined && literal.length > HEAD_LENGTH ? pathHead(literal) : undefined;
+  return literal !== undefined && literal.length > 2 ? pathHead(literal) : undefined;
 }
 
 // `*.css`: one leading star, then a literal extension.
@@ -44,17 +42,17 @@ function extensionKey(pattern: Pattern): string | undefined {
   return match?.[1];
 }
 
-function shared(keys: (string | undefined)[]): string | undefined {
+function shared<K>(keys: (K | undefined)[]): K | undefined {
   return keys.length && keys.every((key) => key !== undefined && key === keys[0]) ? keys[0] : undefined;
 }
 
-/** The network key of a parsed address: its first octet (IPv4) or first 16 bits (IPv6). */
-export function networkKey(ip: ParsedIp): string {
-  return ip.v6 ? `6:${ip.words[0] >>> 16}` : `4:${ip.value >>> 24}`;
+/** The network key of a parsed address: its first octet (IPv4, 0-255) or 256 + its first 16 bits (IPv6). */
+export function networkKey(ip: ParsedIp): number {
+  return ip.v6 ? 256 + (ip.words[0] >>> 16) : ip.value >>> 24;
 }
 
 // The /8 or /16 networks a CIDR lies in, when its prefix is at least that long.
-function cidrNetworks(cidr: string): string | undefined {
+function cidrNetworks(cidr: string): number | undefined {
   const normal = normalizeCidr(cidr);
   if (!normal) return undefined;
   const [address, bits] = normal.split('/');
@@ -72,6 +70,6 @@ export function indexKey(match: Match): IndexKey {
   if (extension !== undefined) return { extension };
   if (match.hosts?.length && match.hosts.every((pattern) => pattern.kind === 'exact')) return { hosts: match.hosts.map((pattern) => pattern.value.toLowerCase()) };
   const networks = (match.ips ?? []).map(cidrNetworks);
-  if (networks.length && networks.every((network) => network !== undefined)) return { networks: networks as string[] };
+  if (networks.length && networks.every((network) => network !== undefined)) return { networks: networks as number[] };
   return 'always';
 }

@@ -17,10 +17,10 @@ export type RuleHit<R> = { rule: R; captures: MatchCaptures };
  */
 export type RuleSet<R> = {
   readonly entries: readonly Entry<R>[];
-  readonly byHead: ReadonlyMap<string, readonly number[]>;
+  readonly byHead: ReadonlyMap<number, readonly number[]>;
   readonly byExtension: ReadonlyMap<string, readonly number[]>;
   readonly byHost: ReadonlyMap<string, readonly number[]>;
-  readonly byNetwork: ReadonlyMap<string, readonly number[]>;
+  readonly byNetwork: ReadonlyMap<number, readonly number[]>;
   readonly always: readonly number[];
   /** Scratch space of the candidate merge, reused by every request (evaluation never re-enters a set). */
   readonly scratch: { lists: (readonly number[])[]; positions: number[]; order: number[] };
@@ -28,17 +28,17 @@ export type RuleSet<R> = {
 
 const NONE: readonly number[] = [];
 
-function file(map: Map<string, number[]>, key: string, index: number): void {
+function file<K>(map: Map<K, number[]>, key: K, index: number): void {
   const list = map.get(key);
   if (list) list.push(index);
   else map.set(key, [index]);
 }
 
 function buildIndex<R extends RuleBase>(entries: Entry<R>[]): RuleSet<R> {
-  const byHead = new Map<string, number[]>();
+  const byHead = new Map<number, number[]>();
   const byExtension = new Map<string, number[]>();
   const byHost = new Map<string, number[]>();
-  const byNetwork = new Map<string, number[]>();
+  const byNetwork = new Map<number, number[]>();
   const always: number[] = [];
   entries.forEach((entry, index) => {
     const key = indexKey(entry.rule.match);
@@ -51,7 +51,7 @@ function buildIndex<R extends RuleBase>(entries: Entry<R>[]): RuleSet<R> {
   return { entries, byHead, byExtension, byHost, byNetwork, always, scratch: { lists: [NONE, NONE, NONE, NONE, NONE], positions: [0, 0, 0, 0, 0], order: [] } };
 }
 
-function listFor(map: ReadonlyMap<string, readonly number[]>, key: string): readonly number[] {
+function listFor<K>(map: ReadonlyMap<K, readonly number[]>, key: K): readonly number[] {
   return map.size ? (map.get(key) ?? NONE) : NONE;
 }
 
@@ -65,7 +65,7 @@ function candidates<R>(set: RuleSet<R>, request: PreparedRequest): readonly numb
   lists[0] = listFor(set.byHead, request.pathHead);
   lists[1] = listFor(set.byExtension, request.pathExtension);
   lists[2] = listFor(set.byHost, request.host);
-  lists[3] = set.byNetwork.size && request.networkKey ? listFor(set.byNetwork, request.networkKey) : NONE;
+  lists[3] = set.byNetwork.size ? listFor(set.byNetwork, request.networkKey) : NONE;
   lists[4] = set.always;
   let nonEmpty = 0;
   let only = NONE;

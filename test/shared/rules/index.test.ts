@@ -25,7 +25,9 @@ describe('rule index and address parsing', () => {
   });
 
   it('files rules under a path head, an extension, exact hosts, or always', () => {
-    expect(indexKey({ paths: [{ kind: 'prefix', value: '/blog' }] })).to.deep.equal({ head: 'bl' });
+    expect(indexKey({ paths: [{ kind: 'prefix', value: '/blog' }] })).to.deep.equal({ head: 'b'.charCodeAt(0) * 65536 + 'l'.charCodeAt(0) });
+    expect(indexKey({ ips: ['192.0.2.0/24', '2001:db8::/32'] })).to.deep.equal({ networks: [192, 256 + 0x2001] });
+    expect(indexKey({ ips: ['0.0.0.0/0'] })).to.equal('always');
     expect(indexKey({ paths: [{ kind: 'wildcard', value: '*.css' }] })).to.deep.equal({ extension: 'css' });
     expect(indexKey({ hosts: [{ kind: 'exact', value: 'WWW.example.com' }] })).to.deep.equal({ hosts: ['www.example.com'] });
     expect(indexKey({ paths: [{ kind: 'prefix', value: '/b' }] })).to.equal('always');
