@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import ipaddr from 'ipaddr.js';
 import { compileMatch } from '../../../src/shared/rules/compile.js';
 import { parseIp } from '../../../src/shared/rules/ip-set.js';
 import { indexKey } from '../../../src/shared/rules/rule-index.js';
@@ -33,6 +34,23 @@ describe('rule index and address parsing', () => {
     expect(indexKey({ paths: [{ kind: 'prefix', value: '/b' }] })).to.equal('always');
     expect(indexKey({ paths: [{ kind: 'prefix', value: '/Blog', case_sensitive: false }] })).to.equal('always');
     expect(indexKey({ paths: [{ kind: 'regex', value: '^/blog' }] })).to.equal('always');
+  });
+
+  it('parses 5,000 random addresses in every notation exactly as ipaddr.js does', () => {
+    const rng = random(99);
+    for (let i = 0; i < 5000; i++) {
+      const bytes = Array.from({ length: 16 }, () => (rng() < 0.3 ? 0 : Math.floor(rng() * 256)));
+      const v6 = ipaddr.fromByteArray(bytes) as ipaddr.IPv6;
+      for (const text of [v6.toString(), v6.toNormalizedString()]) {
+        const parsed = parseIp(text);
+        const expected = v6.isIPv4MappedAddress()
+          ? { v6: false, value: Number(v6.toIPv4Address().toByteArray().reduce((value, byte) => value * 256 + byte, 0)) }
+          : { v6: true, words: [0, 4, 8, 12].map((at) => bytes.slice(at, at + 4).reduce((value, byte) => value * 256 + byte, 0)) };
+        expect(parsed, text).to.deep.equal(expected);
+      }
+      const v4 = ipaddr.fromByteArray(bytes.slice(0, 4));
+      expect(parseIp(v4.toString())).to.deep.equal({ v6: false, value: bytes.slice(0, 4).reduce((value, byte) => value * 256 + byte, 0) });
+    }
   });
 
   it('parses addresses strictly', () => {
