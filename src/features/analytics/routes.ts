@@ -1,16 +1,10 @@
 import type { Route } from '../../http/route.js';
-import { ValidationError } from '../../http/errors.js';
+import { optionalIdParam } from '../../http/query.js';
 import { assertDomainExists } from '../domains/service.js';
 import { groupValues } from '../settings/store.js';
 import { cacheAnalytics, recalculateUsage, usageSummary } from './usage.js';
 import { parseWindow, type Bucket } from './window.js';
 import type { Db } from '../../db/client.js';
-
-function domainFilter(query: Record<string, unknown>): string | undefined {
-  if (query.domain_id === undefined) return undefined;
-  if (typeof query.domain_id !== 'string' || query.domain_id === '') throw new ValidationError('domain_id', 'domain_id must be a domain id');
-  return query.domain_id;
-}
 
 async function window(db: Db, query: Record<string, unknown>) {
   const { default_bucket } = await groupValues(db, 'analytics');
@@ -29,7 +23,7 @@ export function analyticsRoutes(): Route[] {
       method: 'get',
       path: '/api/v1/analytics/cache',
       auth: 'api',
-      handler: async ({ db, query }) => ({ data: await cacheAnalytics(db, await window(db, query), await scoped(db, domainFilter(query))) }),
+      handler: async ({ db, query }) => ({ data: await cacheAnalytics(db, await window(db, query), await scoped(db, optionalIdParam(query, 'domain_id'))) }),
     },
     {
       method: 'get',
@@ -41,7 +35,7 @@ export function analyticsRoutes(): Route[] {
       method: 'get',
       path: '/api/v1/usage/summary',
       auth: 'api',
-      handler: async ({ db, query }) => ({ data: await usageSummary(db, await window(db, query), await scoped(db, domainFilter(query))) }),
+      handler: async ({ db, query }) => ({ data: await usageSummary(db, await window(db, query), await scoped(db, optionalIdParam(query, 'domain_id'))) }),
     },
     {
       method: 'get',

@@ -1,4 +1,5 @@
 import { parsePaging } from '../../http/paging.js';
+import { optionalIdParam } from '../../http/query.js';
 import type { Route } from '../../http/route.js';
 import { listAuditEvents } from './service.js';
 
@@ -10,7 +11,7 @@ export function auditRoutes(): Route[] {
       path: '/api/v1/audit',
       auth: 'api',
       handler: async ({ db, query }) => ({
-        data: await listAuditEvents(db, parsePaging(query), typeof query.domain_id === 'string' ? query.domain_id : undefined),
+        data: await listAuditEvents(db, parsePaging(query), optionalIdParam(query, 'domain_id')),
       }),
     },
   ];
