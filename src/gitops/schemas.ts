@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+const DIR = fileURLToPath(new URL('../../schemas/gitops/', import.meta.url));
+
+export type GitopsValidators = { domain: ValidateFunction; repository: ValidateFunction; settings: ValidateFunction };
+
+/** The desired-state validators. They fill in defaults, so a loaded file is complete. */
+export function loadGitopsValidators(): GitopsValidators {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, useDefaults: true });
+  addFormats.default(ajv);
+  const compile = (file: string) => ajv.compile(JSON.parse(readFileSync(`${DIR}${file}`, 'utf8')));
+  return { domain: compile('domain.schema.json'), repository: compile('repository.schema.json'), settings: compile('settings.schema.json') };
+}
+
+/** The path segments of an ajv instance path (`/records/0/ttl` → ['records', 0, 'ttl']). */
+export function pathOf(error: ErrorObject): (string | number)[] {
+  return error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+}
+
+/** A one-line explanation of a schema error. */
+export function messageOf(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  const where = error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : 'document';
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `unknown field ${JSON.stringify(params.additionalProperty)}${error.instancePath ? ` in ${where}` : ''}`;
+    case 'required':
+      return `${where === 'document' ? '' : `${where}: `}${params.missingProperty} is required`;
+    case 'enum':
+      return `${where} must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    default:
+      return `${where} ${error.message ?? 'is invalid'}`;
+  }
+}
