@@ -12,6 +12,7 @@ const commands = {
   local: () => import('./commands/local.js'),
   migrate: () => import('./commands/migrate.js'),
   validate: () => import('./commands/validate.js'),
+  plan: () => import('./commands/plan.js'),
 };
 
 /** Builds the `cdn` command tree; each action loads the configuration lazily so `--help` never needs it. */
@@ -39,6 +40,23 @@ export function buildCli(): Command {
     .argument('[dir]', 'the desired-state directory', '.')
     .option('--json', 'print the result as JSON')
     .action(async (dir: string, options: { json?: boolean }) => (await commands.validate()).runValidate(dir, options));
+  program
+    .command('plan')
+    .description('compare a desired-state directory with the live service and print the changes apply would make')
+    .argument('[dir]', 'the desired-state directory', '.')
+    .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
+    .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
+    .option('--json', 'print the plan as JSON')
+    .option('--markdown', 'print the plan as Markdown for a pull request')
+    .action(async (dir: string, options: object) => (await commands.plan()).runPlan(dir, options));
+  program
+    .command('apply')
+    .description('apply a desired-state directory through the REST API, domain by domain')
+    .argument('[dir]', 'the desired-state directory', '.')
+    .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
+    .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
+    .option('--force', 'apply even when the plan deletes more than max_delete_percent of live items')
+    .action(async (dir: string, options: object) => (await commands.plan()).runApply(dir, options));
   registerAdminCommands(program.command('admin').description('manage admin users'), config);
   return program;
 }

@@ -2,6 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { normalizeApex } from '../shared/hostnames.js';
+import { groupProblems } from '../features/settings/store.js';
+import { GROUPS } from '../features/settings/registry.js';
 import { crossCheckDomain } from './cross-checks.js';
 import type { Problem } from './problems.js';
 import { loadGitopsValidators, messageOf, pathOf, type GitopsValidators } from './schemas.js';
@@ -62,15 +64,27 @@ async function loadDomains(root: string, validators: GitopsValidators, problems:
   return domains;
 }
 
+// The same checks as PATCH /settings/{group}: known group, known keys, valid values.
+function settingsProblems(file: YamlFile, group: string): Problem[] {
+  if (!(GROUPS as string[]).includes(group)) return [file.problemAt([], `unknown settings group ${JSON.stringify(group)}; the file name must be one of ${GROUPS.join(', ')}`)];
+  const values = (file.data ?? {}) as Record<string, unknown>;
+  if (typeof values !== 'object' || Array.isArray(values)) return [];
+  return groupProblems(group, values).map((problem) => {
+    const key = problem.field.split('.')[1];
+    return file.problemAt([], problem.detail, key);
+  });
+}
+
 async function loadSettings(root: string, validators: GitopsValidators, problems: Problem[]): Promise<Record<string, Record<string, unknown>>> {
   const settings: Record<string, Record<string, unknown>> = {};
   for (const name of await yamlFiles(path.join(root, 'settings'))) {
     const yaml = await readYaml(root, path.join('settings', name));
     problems.push(...yaml.problems);
     if (yaml.data === undefined) continue;
-    const found = schemaProblems(yaml, validators.settings);
+    const group = name.replace(YAML_FILE, '');
+    const found = [...schemaProblems(yaml, validators.settings), ...settingsProblems(yaml, group)];
     problems.push(...found);
-    if (!found.length) settings[name.replace(YAML_FILE, '')] = (yaml.data ?? {}) as Record<string, unknown>;
+    if (!found.length) settings[group] = (yaml.data ?? {}) as Record<string, unknown>;
   }
   return settings;
 }

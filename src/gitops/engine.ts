@@ -1,0 +1,55 @@
+import type { ApiClient } from './api-client.js';
+import { applyDomainPlan, type DomainResult } from './apply.js';
+import { liveDomains, loadLiveDomain, type LiveDomain } from './live.js';
+import type { DesiredState } from './load.js';
+import { desiredModel, type DomainModel } from './model.js';
+import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Plan } from './plan.js';
+
+export type PlannedState = { plan: Plan; desired: Map<string, DomainModel>; live: Map<string, LiveDomain>; safety?: string };
+
+const CONCURRENCY = 8;
+
+async function inBatches<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += CONCURRENCY) results.push(...(await Promise.all(items.slice(start, start + CONCURRENCY).map(work))));
+  return results;
+}
+
+/**
+ * Reads the live state of every domain the repository covers and plans it.
+ * Domains the repository does not mention are never read or touched; a live
+ * domain listed in `owned_domains` whose file is gone is orphaned (or deleted
+ * when `delete_removed_domains`).
+ */
+export async function buildPlan(client: ApiClient, state: DesiredState): Promise<PlannedState> {
+  const desired = new Map(state.domains.map((domain) => [domain.spec.domain, desiredModel(domain.spec)]));
+  const policies = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy]));
+  const liveList = await liveDomains(client);
+  const covered = [...new Set([...desired.keys(), ...(state.repository.owned_domains ?? [])])].filter((apex) => liveList.has(apex));
+  const live = new Map((await inBatches(covered, (apex) => loadLiveDomain(client, liveList.get(apex)!))).map((domain) => [domain.apex, domain]));
+  const plans = [...desired.values()].map((model) => planDomain(model, live.get(model.apex), { prune: policies.get(model.apex)?.prune ?? true }));
+  for (const [apex, domain] of live) if (!desired.has(apex)) plans.push(planRemovedDomain(domain, state.repository.delete_removed_domains));
+  const liveSettings = Object.keys(state.settings).length ? (await client.request('GET', '/api/v1/settings')).data : {};
+  const plan = combinePlans(planSettings(state.settings, liveSettings), plans);
+  return { plan, desired, live, safety: safetyProblem(plan, state.repository.max_delete_percent) };
+}
+
+/**
+ * Applies the settings changes first (domains may depend on them, e.g. platform
+ * anycast addresses), then every domain independently: one domain's failure
+ * does not stop the others.
+ */
+export async function applyPlan(client: ApiClient, planned: PlannedState, env: NodeJS.ProcessEnv = process.env): Promise<DomainResult[]> {
+  const settings: DomainResult[] = [];
+  for (const change of planned.plan.settings) {
+    const body = Object.fromEntries(change.fields.map((field) => [field.field, field.after]));
+    try {
+      await client.request('PATCH', `/api/v1/settings/${change.key}`, body);
+      settings.push({ domain: `settings/${change.key}`, ok: true, applied: 1 });
+    } catch (error) {
+      settings.push({ domain: `settings/${change.key}`, ok: false, applied: 0, error: (error as Error).message });
+    }
+  }
+  const pending = planned.plan.domains.filter((domain) => domain.action !== 'unchanged' && domain.action !== 'orphaned');
+  return [...settings, ...(await inBatches(pending, (domain) => applyDomainPlan(client, domain, planned.desired.get(domain.domain), planned.live.get(domain.domain), env)))];
+}
