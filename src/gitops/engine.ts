@@ -22,6 +22,7 @@ async function inBatches<T, R>(items: T[], work: (item: T) => Promise<R>): Promi
  * when `delete_removed_domains`).
  */
 export async function buildPlan(client: ApiClient, state: DesiredState): Promise<PlannedState> {
+  if (state.problems.length) throw new Error(`the desired state has ${state.problems.length} problem(s); validate it first`);
   const desired = new Map(state.domains.map((domain) => [domain.spec.domain, desiredModel(domain.spec)]));
   const policies = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy]));
   const liveList = await liveDomains(client);

@@ -53,7 +53,7 @@ function diffMap(resource: Resource, desired: Map<string, Item>, live: Map<strin
   return changes;
 }
 
-function diffSingle(resource: Resource, desired: Item | undefined, live: Item | undefined, counts: Counts): Change[] {
+function diffSingle(resource: Resource, key: string, desired: Item | undefined, live: Item | undefined, counts: Counts): Change[] {
   if (!desired) return [];
   const fields = fieldChanges(desired, live);
   if (!fields.length) {
@@ -61,7 +61,7 @@ function diffSingle(resource: Resource, desired: Item | undefined, live: Item | 
     return [];
   }
   counts.updates++;
-  return [{ action: 'update', resource, key: resource, fields, desired }];
+  return [{ action: 'update', resource, key, fields, desired }];
 }
 
 function itemCount(model: DomainModel): number {
@@ -76,9 +76,9 @@ export function planDomain(desired: DomainModel, live: DomainModel | undefined, 
   if (!live) {
     changes.push({ action: 'create', resource: 'domain', key: desired.apex, fields: fieldChanges(desired.fields, undefined), desired: desired.fields });
     counts.creates++;
-  } else changes.push(...diffSingle('domain', desired.fields, live.fields, counts));
-  changes.push(...diffSingle('routing', desired.routing, live?.routing, counts));
-  changes.push(...diffSingle('cache', desired.cache, live?.cache, counts));
+  } else changes.push(...diffSingle('domain', desired.apex, desired.fields, live.fields, counts));
+  changes.push(...diffSingle('routing', desired.apex, desired.routing, live?.routing, counts));
+  changes.push(...diffSingle('cache', desired.apex, desired.cache, live?.cache, counts));
   changes.push(...diffMap('origin', desired.origins, live?.origins ?? empty, policy.prune, counts));
   changes.push(...diffMap('record', desired.records, live?.records ?? empty, policy.prune, counts));
   changes.push(...diffMap('geo_routes', desired.geoRoutes, live?.geoRoutes ?? empty, policy.prune, counts));
