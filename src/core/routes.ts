@@ -13,6 +13,7 @@ import { cacheRoutes } from '../features/cache/routes.js';
 import { analyticsRoutes } from '../features/analytics/routes.js';
 import { securityRoutes } from '../features/security/routes.js';
 import { operationsRoutes } from '../features/operations/routes.js';
+import { exportRoutes } from '../features/export/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
@@ -29,6 +30,7 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...analyticsRoutes(),
     ...securityRoutes(),
     ...operationsRoutes(deps),
+    ...exportRoutes(deps),
     ...auditRoutes(),
   ];
 }

@@ -1,6 +1,6 @@
 import type { ApiClient } from './api-client.js';
 import { applyDomainPlan, type DomainResult } from './apply.js';
-import { liveDomains, loadLiveDomain, type LiveDomain } from './live.js';
+import { loadLiveDomains, type LiveDomain } from './live.js';
 import type { DesiredState } from './load.js';
 import { desiredModel, type DomainModel } from './model.js';
 import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Plan } from './plan.js';
@@ -25,9 +25,7 @@ export async function buildPlan(client: ApiClient, state: DesiredState): Promise
   if (state.problems.length) throw new Error(`the desired state has ${state.problems.length} problem(s); validate it first`);
   const desired = new Map(state.domains.map((domain) => [domain.spec.domain, desiredModel(domain.spec)]));
   const policies = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy]));
-  const liveList = await liveDomains(client);
-  const covered = [...new Set([...desired.keys(), ...(state.repository.owned_domains ?? [])])].filter((apex) => liveList.has(apex));
-  const live = new Map((await inBatches(covered, (apex) => loadLiveDomain(client, liveList.get(apex)!))).map((domain) => [domain.apex, domain]));
+  const live = await loadLiveDomains(client, new Set([...desired.keys(), ...(state.repository.owned_domains ?? [])]));
   const plans = [...desired.values()].map((model) => planDomain(model, live.get(model.apex), { prune: policies.get(model.apex)?.prune ?? true }));
   for (const [apex, domain] of live) if (!desired.has(apex)) plans.push(planRemovedDomain(domain, state.repository.delete_removed_domains));
   const liveSettings = Object.keys(state.settings).length ? (await client.request('GET', '/api/v1/settings')).data : {};

@@ -3,57 +3,52 @@ import { emptyRules, geoKey, originKey, recordKey, sortRoutes, type DomainModel,
 import { RULE_PATHS } from './rule-paths.js';
 import { RULE_SECTIONS } from './spec.js';
 
-
 export type LiveDomain = DomainModel & { id: string; ids: Map<string, string> };
 
-/** Every live domain, keyed by apex. */
-export async function liveDomains(client: ApiClient): Promise<Map<string, Item>> {
-  const domains = await client.list('/api/v1/domains');
-  return new Map(domains.map((domain) => [String(domain.domain), domain]));
-}
+type Exported = { domain: Item; routing: Item; cache: Item; records: Item[]; geo_routes: { record_id: string; routes: Item[] }[]; origins: Item[]; rules: Record<string, Item[]> };
 
 /**
- * Reads one live domain through the API into the planner's model. `ids` maps
- * each item's model key (section + identity) to its live id, for apply.
+ * One exported domain in the planner's model. `ids` maps each item's model key
+ * (section + identity) to its live id, for apply.
  */
-export async function loadLiveDomain(client: ApiClient, domain: Item): Promise<LiveDomain> {
-  const id = String(domain.id);
-  const base = `/api/v1/domains/${id}`;
+export function liveDomainOf(exported: Exported): LiveDomain {
+  const { domain } = exported;
   const zone = String(domain.zone_name);
   const ids = new Map<string, string>();
-  const [records, origins, routing, cache, ...ruleLists] = await Promise.all([
-    client.list(`${base}/dns/records`),
-    client.list(`${base}/origins`),
-    client.request('GET', `${base}/routing`),
-    client.request('GET', `${base}/cache/settings`),
-    ...RULE_SECTIONS.map((section) => client.list(`${base}/${RULE_PATHS[section]}`)),
-  ]);
-  const recordMap = new Map<string, Item>();
-  for (const record of records) {
-    const key = recordKey(record, zone);
-    recordMap.set(key, record);
-    ids.set(`record ${key}`, record.id);
+  const records = new Map<string, Item>();
+  const recordsById = new Map<string, Item>();
+  for (const record of exported.records) {
+    const key = recordKey(record as never, zone);
+    records.set(key, record);
+    recordsById.set(String(record.id), record);
+    ids.set(`record ${key}`, String(record.id));
   }
   const geoRoutes = new Map<string, Item>();
-  for (const record of records.filter((candidate: Item) => candidate.routing_policy === 'geo')) {
-    const routes = (await client.request('GET', `${base}/dns/records/${record.id}/geo-routes`)).data;
-    const key = geoKey(record.type, record.name);
-    geoRoutes.set(key, { routes: sortRoutes(routes) });
-    ids.set(`geo ${key}`, record.id);
+  for (const set of exported.geo_routes) {
+    const record = recordsById.get(set.record_id)!;
+    const key = geoKey(String(record.type), String(record.name));
+    geoRoutes.set(key, { routes: sortRoutes(set.routes) });
+    ids.set(`geo ${key}`, set.record_id);
   }
-  const originMap = new Map<string, Item>();
-  for (const origin of origins) {
-    originMap.set(originKey(origin), origin);
-    ids.set(`origin ${originKey(origin)}`, origin.id);
+  const origins = new Map<string, Item>();
+  for (const origin of exported.origins) {
+    origins.set(originKey(origin), origin);
+    ids.set(`origin ${originKey(origin)}`, String(origin.id));
   }
   const rules = emptyRules();
-  RULE_SECTIONS.forEach((section, index) => {
-    for (const rule of ruleLists[index]) {
+  for (const section of RULE_SECTIONS) {
+    for (const rule of exported.rules[RULE_PATHS[section]] ?? []) {
       if (rule.legacy) continue;
       rules[section].set(String(rule.name), rule);
-      ids.set(`${section} ${rule.name}`, rule.id);
+      ids.set(`${section} ${rule.name}`, String(rule.id));
     }
-  });
+  }
   const fields: Item = { ...domain, origin_shield_secret: domain.origin_shield_secret_set ? '(set)' : undefined };
-  return { apex: String(domain.domain), id, ids, fields, routing: routing.data, cache: cache.data, records: recordMap, geoRoutes, origins: originMap, rules };
+  return { apex: String(domain.domain), id: String(domain.id), ids, fields, routing: exported.routing, cache: exported.cache, records, geoRoutes, origins, rules };
+}
+
+/** The live state of the domains named in `apexes` (others are read but dropped), through the bulk export. */
+export async function loadLiveDomains(client: ApiClient, apexes: Set<string>): Promise<Map<string, LiveDomain>> {
+  const exported = await client.list<Exported>('/api/v1/export/domains');
+  return new Map(exported.filter((item) => apexes.has(String(item.domain.domain))).map((item) => [String(item.domain.domain), liveDomainOf(item)]));
 }

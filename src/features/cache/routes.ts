@@ -7,8 +7,8 @@ import { getCacheSettings, putCacheSettings, type CacheSettingsInput } from './s
 
 const DOMAIN = '/api/v1/domains/:domainId';
 
-// The defaults of the cache-settings schema are the documented defaults: validating {} yields them.
-function schemaDefaults(deps: AppDeps): CacheSettingsInput {
+/** The defaults of the cache-settings schema are the documented defaults: validating {} yields them. */
+export function cacheDefaults(deps: AppDeps): CacheSettingsInput {
   const defaults = {};
   validatorFor(deps.ajv, 'cache-settings')(defaults);
   return defaults as CacheSettingsInput;
@@ -16,7 +16,7 @@ function schemaDefaults(deps: AppDeps): CacheSettingsInput {
 
 /** Cache settings (replace semantics) and purge requests. */
 export function cacheRoutes(deps: AppDeps): Route[] {
-  const defaults = schemaDefaults(deps);
+  const defaults = cacheDefaults(deps);
   return [
     { method: 'get', path: `${DOMAIN}/cache/settings`, auth: 'api', handler: async ({ db, params }) => ({ data: await getCacheSettings(db, params.domainId, defaults) }) },
     {

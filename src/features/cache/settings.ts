@@ -19,11 +19,15 @@ function serialize(row: CacheSettingsRow, customised: boolean) {
   return { ...row, updated_at: customised ? unixSeconds(row.updated_at) : null, customised };
 }
 
+/** The API shape of a domain's cache settings: its row, or `defaults` (customised: false) when it has none. */
+export function cacheSettingsOf(row: CacheSettingsRow | null, domainId: string, defaults: CacheSettingsInput) {
+  return row ? serialize(row, true) : serialize({ ...defaults, domain_id: domainId, updated_at: new Date(0) }, false);
+}
+
 /** The domain's cache settings; a domain that never set them gets `defaults` (customised: false). */
 export async function getCacheSettings(db: Db, domainId: string, defaults: CacheSettingsInput) {
   await assertDomainExists(db, domainId);
-  const row = await db.cacheSettings.findUnique({ where: { domain_id: domainId } });
-  return row ? serialize(row, true) : serialize({ ...defaults, domain_id: domainId, updated_at: new Date(0) }, false);
+  return cacheSettingsOf(await db.cacheSettings.findUnique({ where: { domain_id: domainId } }), domainId, defaults);
 }
 
 /** Replaces the domain's cache settings (the request was completed with defaults by validation). */

@@ -10,10 +10,10 @@ function splitStored(value: string | null): string[] {
   return value ? value.split(',') : [];
 }
 
-/** The domain's routing settings; anycast addresses as lists, plus the platform-wide ones they fall back to. */
-export async function getRouting(db: Db, domainId: string) {
-  const domain = await findDomain(db, domainId);
-  const platform = await anycastAddresses(db);
+type RoutingRow = { id: string; routing_mode: string; geo_health_port: number | null; anycast_ipv4: string | null; anycast_ipv6: string | null };
+
+/** The routing shape of a domain row, given the platform anycast addresses. */
+export function routingOf(domain: RoutingRow, platform: { ipv4: string[]; ipv6: string[] }) {
   return {
     domain_id: domain.id,
     routing_mode: domain.routing_mode,
@@ -23,6 +23,11 @@ export async function getRouting(db: Db, domainId: string) {
     platform_anycast_ipv4: platform.ipv4,
     platform_anycast_ipv6: platform.ipv6,
   };
+}
+
+/** The domain's routing settings; anycast addresses as lists, plus the platform-wide ones they fall back to. */
+export async function getRouting(db: Db, domainId: string) {
+  return routingOf(await findDomain(db, domainId), await anycastAddresses(db));
 }
 
 function storedList(value: string | null | undefined, family: 4 | 6, field: string): string | null | undefined {

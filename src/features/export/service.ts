@@ -1,0 +1,63 @@
+import type { Db } from '../../db/client.js';
+import type { Paging } from '../../http/paging.js';
+import { unixSeconds } from '../../http/timestamps.js';
+import { cacheSettingsOf, type CacheSettingsInput } from '../cache/settings.js';
+import { serializeRecord } from '../dns/service.js';
+import { serializeDomain } from '../domains/serialize.js';
+import { serializeOrigin } from '../origins/service.js';
+import { routingOf } from '../routing/service.js';
+import { RULE_KINDS, type RuleRecord } from '../rules/kinds.js';
+import { serializeRule } from '../rules/service.js';
+import { anycastAddresses } from '../settings/anycast.js';
+
+function byDomain<T extends { domain_id: string }>(rows: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = groups.get(row.domain_id);
+    if (list) list.push(row);
+    else groups.set(row.domain_id, [row]);
+  }
+  return groups;
+}
+
+type RuleDelegate = { findMany: (args: object) => Promise<RuleRecord[]> };
+
+/**
+ * A page of domains with everything the API shows about each (the same shapes
+ * as the per-resource endpoints): records, geo routes, origins, every rule kind,
+ * routing and cache settings. One query per table for the whole page, so a
+ * reconciler reads hundreds of domains in a few requests.
+ */
+export async function exportDomains(db: Db, paging: Paging, cacheDefaults: CacheSettingsInput) {
+  const domains = await db.domain.findMany({
+    orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+    skip: paging.offset,
+    take: paging.limit,
+    include: { nameservers: { select: { kind: true, hostname: true } }, cache_settings: true },
+  });
+  const ids = domains.map((domain) => domain.id);
+  const inPage = { domain_id: { in: ids } };
+  const [records, origins, platform, ...ruleRows] = await Promise.all([
+    db.dnsRecord.findMany({ where: inPage, orderBy: [{ name: 'asc' }, { type: 'asc' }, { created_at: 'asc' }], include: { geo_routes: { orderBy: { position: 'asc' } } } }),
+    db.origin.findMany({ where: inPage, orderBy: [{ role: 'asc' }, { created_at: 'asc' }] }),
+    anycastAddresses(db),
+    ...RULE_KINDS.map((kind) => (db as unknown as Record<string, RuleDelegate>)[kind.model].findMany({ where: inPage, orderBy: [{ priority: 'asc' }, { name: 'asc' }, { id: 'asc' }] })),
+  ]);
+  const recordsBy = byDomain(records);
+  const originsBy = byDomain(origins);
+  const rulesBy = ruleRows.map((rows) => byDomain(rows));
+  return domains.map((domain) => {
+    const domainRecords = recordsBy.get(domain.id) ?? [];
+    return {
+      domain: serializeDomain(domain),
+      routing: routingOf(domain, platform),
+      cache: cacheSettingsOf(domain.cache_settings, domain.id, cacheDefaults),
+      records: domainRecords.map((record) => serializeRecord(record, domain.zone_name)),
+      geo_routes: domainRecords
+        .filter((record) => record.geo_routes.length > 0)
+        .map((record) => ({ record_id: record.id, routes: record.geo_routes.map((route) => ({ id: route.id, scope: route.scope, code: route.code, target: route.target, position: route.position, created_at: unixSeconds(route.created_at) })) })),
+      origins: (originsBy.get(domain.id) ?? []).map(serializeOrigin),
+      rules: Object.fromEntries(RULE_KINDS.map((kind, index) => [kind.path, (rulesBy[index].get(domain.id) ?? []).map(serializeRule)])),
+    };
+  });
+}
