@@ -13,6 +13,7 @@ const commands = {
   migrate: () => import('./commands/migrate.js'),
   validate: () => import('./commands/validate.js'),
   plan: () => import('./commands/plan.js'),
+  reconcile: () => import('./commands/reconcile.js'),
 };
 
 /** Builds the `cdn` command tree; each action loads the configuration lazily so `--help` never needs it. */
@@ -57,6 +58,17 @@ export function buildCli(): Command {
     .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
     .option('--force', 'apply even when the plan deletes more than max_delete_percent of live items')
     .action(async (dir: string, options: object) => (await commands.plan()).runApply(dir, options));
+  program
+    .command('reconcile')
+    .description('run the GitOps controller: keep the service converged to a repository (fetch on an interval, on file changes for a working copy)')
+    .requiredOption('--repo <url-or-path>', 'repository URL, file:// URL or local working copy')
+    .option('--branch <branch>', 'branch to follow', 'main')
+    .option('--path <subdir>', 'sub-directory holding the desired state', '.')
+    .option('--interval <seconds>', 'fetch interval', '15')
+    .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:$CDN_CORE_PORT)')
+    .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
+    .option('--once', 'reconcile once, print the run report and exit')
+    .action(async (options: import('./commands/reconcile.js').ReconcileOptions) => (await commands.reconcile()).runReconcile(config(), options));
   registerAdminCommands(program.command('admin').description('manage admin users'), config);
   return program;
 }

@@ -14,6 +14,7 @@ import { analyticsRoutes } from '../features/analytics/routes.js';
 import { securityRoutes } from '../features/security/routes.js';
 import { operationsRoutes } from '../features/operations/routes.js';
 import { exportRoutes } from '../features/export/routes.js';
+import { gitopsRoutes } from '../features/gitops/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
@@ -31,6 +32,7 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...securityRoutes(),
     ...operationsRoutes(deps),
     ...exportRoutes(deps),
+    ...gitopsRoutes(deps),
     ...auditRoutes(),
   ];
 }

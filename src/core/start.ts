@@ -7,6 +7,9 @@ import { createApp } from '../http/app.js';
 import { loadApiSchemas } from '../http/validation.js';
 import { ensureBootstrapAdmin } from '../features/admin/service.js';
 import { coreRoutes } from './routes.js';
+import { ApiClient } from '../gitops/api-client.js';
+import { GitopsController } from '../gitops/controller.js';
+import { sourceFor } from '../gitops/source.js';
 
 export type RunningCore = { url: string; port: number; connection: Connection; stop: () => Promise<void> };
 
@@ -34,21 +37,38 @@ async function closeGracefully(server: Server): Promise<void> {
   clearTimeout(timer);
 }
 
+// With CDN_GITOPS_REPO the core reconciles that repository itself, through its own REST API.
+function startGitops(config: Config, url: string, logger: Logger): GitopsController | undefined {
+  if (!config.gitopsRepo) return undefined;
+  const controller = new GitopsController({
+    source: sourceFor(config.gitopsRepo, config.gitopsBranch, config.gitopsPath, config.dataDir),
+    client: new ApiClient(url, config.apiToken),
+    intervalMs: config.gitopsIntervalSeconds * 1000,
+    logger: logger.child({ component: 'gitops' }),
+  });
+  controller.start();
+  logger.info({ repo: config.gitopsRepo, branch: config.gitopsBranch }, 'gitops controller started in the core');
+  return controller;
+}
+
 /** Connects (and migrates when CDN_AUTO_MIGRATE), bootstraps, and serves the API on CDN_BIND:CDN_CORE_PORT. */
 export async function startCore(config: Config, logger: Logger): Promise<RunningCore> {
   const connection = await connect(config, logger, { migrate: config.autoMigrate });
   try {
     await bootstrap(config, connection, logger);
-    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger };
+    const gitops: { controller?: GitopsController } = {};
+    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, gitops };
     const app = createApp(deps, coreRoutes(deps));
     const httpServer = createServer(app);
     httpServer.keepAliveTimeout = 65000;
     const port = await listen(httpServer, config.corePort, config.bind);
     const url = `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${port}`;
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
+    gitops.controller = startGitops(config, url, logger);
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
+        await gitops.controller?.stop();
         await closeGracefully(httpServer);
         await connection.shutdown();
         logger.info('core stopped');

@@ -21,7 +21,11 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger };
+/** Something the webhook can wake up: the in-core GitOps controller, when one runs. */
+export type Triggerable = { trigger: (reason: 'webhook') => void };
+export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; gitops?: { controller?: Triggerable } };
+
+const EMPTY_BODY = Buffer.alloc(0);
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const AUDIT_TRANSACTION = { timeout: 20000, maxWait: 5000 };
@@ -86,6 +90,8 @@ function mount(app: express.Express, route: Route, deps: AppDeps): void {
       body,
       sent,
       actor,
+      headers: req.headers as Record<string, string | undefined>,
+      rawBody: (req as Request & { rawBody?: Buffer }).rawBody ?? EMPTY_BODY,
       requestId: req.requestId,
       db: deps.prisma,
       log: req.log,
@@ -104,7 +110,16 @@ export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));
-  app.use(express.json({ limit: deps.config.apiMaxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(
+    express.json({
+      limit: deps.config.apiMaxBodyBytes,
+      type: ['application/json', 'application/*+json'],
+      // Kept for signature checks (webhooks sign the exact bytes).
+      verify: (req, _res, buffer) => {
+        (req as Request & { rawBody?: Buffer }).rawBody = buffer;
+      },
+    }),
+  );
   for (const route of routes) mount(app, route, deps);
   app.use(unknownRoute);
   app.use(errorHandler);

@@ -13,6 +13,9 @@ export type RouteContext<Body = any> = {
   /** The body as the caller sent it, before defaults were filled in (what the audit log records). */
   sent: unknown;
   actor: Actor;
+  /** Request headers (lower-case names) and the raw body bytes, for signature checks. */
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
   requestId: string;
   db: Db;
   log: Logger;

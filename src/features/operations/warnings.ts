@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { unixSeconds } from '../../http/timestamps.js';
+import { gitopsStatus } from '../gitops/service.js';
 
 export type Warning = { code: string; severity: 'info' | 'warning' | 'critical'; message: string; domain_id?: string; detail?: Record<string, unknown> };
 
@@ -77,11 +78,23 @@ async function dnsProblems(db: Db): Promise<Warning[]> {
   return rows.map((zone) => ({ code: 'dns_sync_failing', severity: 'warning', message: `zone ${zone.zone_name} does not sync: ${zone.last_error}`, domain_id: zone.domain_id, detail: { attempts: zone.attempts } }));
 }
 
+async function gitopsProblems(db: Db): Promise<Warning[]> {
+  const { repos } = await gitopsStatus(db);
+  return repos
+    .filter((repo) => repo.state !== 'ok')
+    .map((repo) => ({
+      code: `gitops_${repo.state}`,
+      severity: repo.state === 'rejected' || repo.state === 'refused' ? 'warning' : 'critical',
+      message: `the GitOps repository ${repo.repo} is ${repo.state} at ${repo.last_run.commit_sha?.slice(0, 12) ?? 'its latest commit'}${repo.last_good_commit ? `; ${repo.last_good_commit.slice(0, 12)} stays in force` : ''}`,
+      detail: { problems: repo.last_run.problems, error: repo.last_run.error, last_good_commit: repo.last_good_commit },
+    }));
+}
+
 const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 };
 
 /** Actionable items, most severe first. */
 export async function warnings(db: Db, heartbeatFreshSeconds: number, now = new Date()) {
-  const groups = await Promise.all([publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), originProblems(db), pendingDomains(db)]);
+  const groups = await Promise.all([gitopsProblems(db), publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), originProblems(db), pendingDomains(db)]);
   const list = groups.flat().sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   return { count: list.length, warnings: list };
 }

@@ -1,0 +1,31 @@
+import type { Config } from '../config/load.js';
+import { createLogger } from '../core/logger.js';
+import { ApiClient } from '../gitops/api-client.js';
+import { GitopsController } from '../gitops/controller.js';
+import { sourceFor } from '../gitops/source.js';
+
+export type ReconcileOptions = { repo: string; branch: string; path: string; interval: string; url?: string; token?: string; once?: boolean };
+
+/**
+ * `cdn reconcile --repo R`: the GitOps controller as its own process, talking to
+ * the core only through its REST API. `--once` reconciles a single time and
+ * exits 1 unless the run applied or found nothing to change.
+ */
+export async function runReconcile(config: Config, options: ReconcileOptions): Promise<void> {
+  const logger = createLogger(config, 'cdn-reconcile');
+  const interval = Number(options.interval);
+  if (!Number.isInteger(interval) || interval < 1) throw new Error(`--interval must be a whole number of seconds, got ${options.interval}`);
+  const client = new ApiClient(options.url ?? process.env.CDN_API_URL ?? `http://127.0.0.1:${config.corePort}`, options.token ?? config.apiToken);
+  const controller = new GitopsController({ source: sourceFor(options.repo, options.branch, options.path, config.dataDir), client, intervalMs: interval * 1000, logger });
+  if (options.once) {
+    const report = await controller.reconcileNow('manual');
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    if (report.status !== 'applied' && report.status !== 'no_changes') process.exitCode = 1;
+    return;
+  }
+  controller.start();
+  logger.info({ repo: options.repo, branch: options.branch, interval }, 'gitops controller started');
+  const stop = () => controller.stop().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

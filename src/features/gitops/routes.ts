@@ -1,0 +1,32 @@
+import type { AppDeps } from '../../http/app.js';
+import { parsePaging } from '../../http/paging.js';
+import { Reply, type Route } from '../../http/route.js';
+import { gitopsStatus, listRuns, recordRun } from './service.js';
+import { verifyWebhook } from './webhook.js';
+
+/** Controller run reports, status, and the push webhook that wakes the in-core controller. */
+export function gitopsRoutes(deps: AppDeps): Route[] {
+  return [
+    { method: 'get', path: '/api/v1/gitops/status', auth: 'api', handler: async ({ db }) => ({ data: await gitopsStatus(db) }) },
+    { method: 'get', path: '/api/v1/gitops/runs', auth: 'api', handler: async ({ db, query }) => ({ data: await listRuns(db, parsePaging(query)) }) },
+    {
+      method: 'post',
+      path: '/api/v1/gitops/runs',
+      auth: 'api',
+      body: 'gitops-run',
+      status: 201,
+      handler: async ({ db, body }) => ({ data: await recordRun(db, body) }),
+    },
+    {
+      method: 'post',
+      path: '/api/v1/gitops/webhook',
+      auth: 'public',
+      handler: async ({ headers, rawBody }) => {
+        verifyWebhook(deps.config.gitopsWebhookSecret, headers, rawBody);
+        const controller = deps.gitops?.controller;
+        controller?.trigger('webhook');
+        return new Reply(202, { data: { triggered: Boolean(controller) } });
+      },
+    },
+  ];
+}

@@ -1,0 +1,136 @@
+import { watch, type FSWatcher } from 'chokidar';
+import PQueue from 'p-queue';
+import type { Logger } from 'pino';
+import type { ApiClient } from './api-client.js';
+import { applyPlan, buildPlan } from './engine.js';
+import { loadDesiredState } from './load.js';
+import { summaryLine } from './print.js';
+import { formatProblem, sortProblems } from './problems.js';
+import type { DesiredSource } from './source.js';
+
+export type Trigger = 'start' | 'interval' | 'webhook' | 'watch' | 'manual';
+export type RunReport = {
+  repo: string;
+  branch: string | null;
+  commit_sha: string | null;
+  trigger: Trigger;
+  status: 'applied' | 'no_changes' | 'rejected' | 'failed' | 'partial' | 'refused';
+  started_at: number;
+  finished_at: number;
+  counts: object;
+  domains: object[];
+  problems: string[];
+  error: string | null;
+};
+
+export type ControllerOptions = { source: DesiredSource; client: ApiClient; intervalMs: number; logger: Logger; env?: NodeJS.ProcessEnv; watchDebounceMs?: number };
+
+const seconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * Reconciles one repository into the service: on start, on an interval, on a
+ * webhook and (for a working copy) on file changes. Reconciles never overlap:
+ * they run one at a time, and triggers arriving while one is queued fold into it.
+ * Every run is reported to POST /api/v1/gitops/runs in a `finally`.
+ */
+export class GitopsController {
+  private readonly queue = new PQueue({ concurrency: 1 });
+  private queued = false;
+  private timer: NodeJS.Timeout | undefined;
+  private watcher: FSWatcher | undefined;
+  private debounce: NodeJS.Timeout | undefined;
+  private lastRecorded: { sha: string | null; status: string } | undefined;
+
+  constructor(private readonly options: ControllerOptions) {}
+
+  /** Starts the interval, the file watcher (working copies) and a first reconcile. */
+  start(): void {
+    this.timer = setInterval(() => this.trigger('interval'), this.options.intervalMs);
+    this.timer.unref();
+    const dir = this.options.source.watchDir;
+    if (dir) {
+      this.watcher = watch(dir, { ignoreInitial: true, ignored: (file) => file.includes('/.git/') });
+      this.watcher.on('all', () => {
+        clearTimeout(this.debounce);
+        this.debounce = setTimeout(() => this.trigger('watch'), this.options.watchDebounceMs ?? 300);
+      });
+    }
+    this.trigger('start');
+  }
+
+  /** Asks for a reconcile; returns at once. */
+  trigger(reason: Trigger): void {
+    if (this.queued) return;
+    this.queued = true;
+    void this.queue.add(() => {
+      this.queued = false;
+      return this.reconcile(reason);
+    });
+  }
+
+  /** Runs one reconcile after any in progress, and returns its report. */
+  async reconcileNow(reason: Trigger = 'manual'): Promise<RunReport> {
+    return (await this.queue.add(() => this.reconcile(reason)))!;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    clearTimeout(this.debounce);
+    await this.watcher?.close();
+    await this.queue.onIdle();
+  }
+
+  private async reconcile(trigger: Trigger): Promise<RunReport> {
+    const { source, client, logger } = this.options;
+    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], error: null };
+    try {
+      const snapshot = await source.fetch();
+      report.commit_sha = snapshot.sha;
+      const state = await loadDesiredState(snapshot.dir);
+      if (state.problems.length) {
+        report.status = 'rejected';
+        report.problems = sortProblems(state.problems).map(formatProblem);
+        return report;
+      }
+      const planned = await buildPlan(client, state);
+      report.counts = planned.plan.counts;
+      if (planned.safety) {
+        report.status = 'refused';
+        report.error = planned.safety;
+        return report;
+      }
+      const { creates, updates, deletes } = planned.plan.counts;
+      if (creates + updates + deletes === 0) {
+        report.status = 'no_changes';
+        return report;
+      }
+      const results = await applyPlan(client, planned, this.options.env ?? process.env);
+      report.domains = results;
+      const failed = results.filter((result) => !result.ok).length;
+      report.status = failed === 0 ? 'applied' : failed === results.length ? 'failed' : 'partial';
+      logger.info({ commit: report.commit_sha, plan: summaryLine(planned.plan), failed }, 'gitops reconcile applied');
+      return report;
+    } catch (error) {
+      report.error = (error as Error).message;
+      return report;
+    } finally {
+      report.finished_at = seconds();
+      await this.record(report);
+    }
+  }
+
+  // Repeated identical no-change runs of the same commit are not recorded again.
+  private async record(report: RunReport): Promise<void> {
+    const same = this.lastRecorded?.sha === report.commit_sha && this.lastRecorded?.status === report.status && report.status === 'no_changes';
+    if (same) return;
+    try {
+      await this.options.client.request('POST', '/api/v1/gitops/runs', report);
+      this.lastRecorded = { sha: report.commit_sha, status: report.status };
+    } catch (error) {
+      this.options.logger.warn({ err: (error as Error).message }, 'could not record the gitops run');
+    }
+    if (report.status !== 'applied' && report.status !== 'no_changes') {
+      this.options.logger.warn({ status: report.status, commit: report.commit_sha, error: report.error, problems: report.problems.slice(0, 5) }, 'gitops reconcile did not apply');
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { simpleGit } from 'simple-git';
+
+/** A checked-out desired state: where its files are and the commit they come from (null when not a git checkout). */
+export type Snapshot = { dir: string; sha: string | null };
+
+/** Where the controller reads the desired state from. */
+export interface DesiredSource {
+  readonly label: string;
+  readonly branch: string | null;
+  /** A directory to watch for changes (a local working copy), if any. */
+  readonly watchDir?: string;
+  fetch(): Promise<Snapshot>;
+}
+
+async function headOf(dir: string): Promise<string | null> {
+  try {
+    return (await simpleGit(dir).revparse(['HEAD'])).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** A local directory read as it is (uncommitted edits included), watched for changes. */
+export class WorkingCopySource implements DesiredSource {
+  readonly branch = null;
+  readonly watchDir: string;
+
+  constructor(
+    private readonly root: string,
+    subdir: string,
+  ) {
+    this.watchDir = path.resolve(root, subdir);
+  }
+
+  get label(): string {
+    return path.resolve(this.root);
+  }
+
+  async fetch(): Promise<Snapshot> {
+    return { dir: this.watchDir, sha: await headOf(this.root) };
+  }
+}
+
+/** A repository cloned into the data directory and fast-forwarded to the branch on every fetch. */
+export class CloneSource implements DesiredSource {
+  private readonly checkout: string;
+
+  constructor(
+    private readonly url: string,
+    readonly branch: string,
+    private readonly subdir: string,
+    dataDir: string,
+  ) {
+    this.checkout = path.resolve(dataDir, 'gitops', createHash('sha256').update(`${url}#${branch}`).digest('hex').slice(0, 16));
+  }
+
+  get label(): string {
+    return this.url;
+  }
+
+  async fetch(): Promise<Snapshot> {
+    if (!existsSync(path.join(this.checkout, '.git'))) {
+      await mkdir(path.dirname(this.checkout), { recursive: true });
+      await simpleGit().clone(this.url, this.checkout, ['--branch', this.branch, '--single-branch']);
+    } else {
+      const git = simpleGit(this.checkout);
+      await git.fetch('origin', this.branch);
+      await git.reset(['--hard', `origin/${this.branch}`]);
+      await git.clean('f', ['-d']);
+    }
+    return { dir: path.join(this.checkout, this.subdir), sha: await headOf(this.checkout) };
+  }
+}
+
+/**
+ * The source for `--repo`: an existing non-bare directory is a working copy read
+ * in place; anything else (a URL, file://, a bare repository) is cloned.
+ */
+export function sourceFor(repo: string, branch: string, subdir: string, dataDir: string): DesiredSource {
+  const local = !/^[a-z][a-z0-9+.-]*:\/\//i.test(repo) && !/^[\w.-]+@[\w.-]+:/.test(repo) && existsSync(repo) && statSync(repo).isDirectory();
+  const bare = local && existsSync(path.join(repo, 'HEAD')) && !existsSync(path.join(repo, '.git'));
+  return local && !bare ? new WorkingCopySource(repo, subdir) : new CloneSource(repo, branch, subdir, dataDir);
+}

@@ -1,0 +1,128 @@
+import { createHmac } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { simpleGit, type SimpleGit } from 'simple-git';
+import { TestCore, type Json } from '../support/core.js';
+
+const EXAMPLE = new URL('../../config-repo-example', import.meta.url).pathname;
+const SECRET = 'webhook-secret';
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// A real git repository in a temp folder: commits are pushed to a bare "remote" the
+// in-core controller clones; a signed push hook makes it reconcile at once.
+describe('GitOps controller in the core', function () {
+  this.timeout(90000);
+  let dir: string;
+  let work: SimpleGit;
+  let core: TestCore;
+  const shas: string[] = [];
+
+  const commit = async (message: string, change: () => Promise<void>) => {
+    await change();
+    await work.add('.');
+    await work.commit(message);
+    await work.push('origin', 'main');
+    const sha = (await work.revparse(['HEAD'])).trim();
+    shas.push(sha);
+    return sha;
+  };
+  const edit = async (file: string, change: (text: string) => string) => {
+    const target = path.join(dir, 'work', file);
+    await writeFile(target, change(await readFile(target, 'utf8')));
+  };
+  const hook = async (body = '{"ref":"refs/heads/main"}', signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`) =>
+    fetch(`${core.url}/api/v1/gitops/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+  const runFor = (sha: string) => eventually(`a run of ${sha.slice(0, 8)}`, async () => (await core.get('/api/v1/gitops/runs')).data.find((run: Json) => run.commit_sha === sha));
+  const domainByApex = async (apex: string) => (await core.get('/api/v1/domains?limit=500')).data.find((domain: Json) => domain.domain === apex);
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'cdn-gitops-e2e-'));
+    await simpleGit().init(true, [path.join(dir, 'remote.git'), '--initial-branch=main']);
+    await cp(EXAMPLE, path.join(dir, 'work'), { recursive: true });
+    work = simpleGit(path.join(dir, 'work'));
+    await work.init(['--initial-branch=main']);
+    await work.addConfig('user.email', 'ops@example.net').addConfig('user.name', 'Ops');
+    await work.addRemote('origin', path.join(dir, 'remote.git'));
+    await commit('initial desired state', async () => {});
+    process.env.SHOP_SHIELD_SECRET = 'e2e-shield-secret';
+    core = await TestCore.start({
+      CDN_GITOPS_REPO: `file://${path.join(dir, 'remote.git')}`,
+      CDN_GITOPS_BRANCH: 'main',
+      CDN_GITOPS_INTERVAL_SECONDS: '3600',
+      CDN_GITOPS_WEBHOOK_SECRET: SECRET,
+      CDN_DATA_DIR: path.join(dir, 'data'),
+    });
+  });
+  after(async () => {
+    await core?.stop();
+    delete process.env.SHOP_SHIELD_SECRET;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('applies the repository at start and records the run with its commit', async () => {
+    const run = await runFor(shas[0]);
+    expect(run).to.include({ status: 'applied', trigger: 'start', branch: 'main' });
+    expect((await core.get('/api/v1/domains?limit=500')).data.map((domain: Json) => domain.domain)).to.include.members(['shop.example', 'blog.example', 'api.example', 'docs.example', 'status.example']);
+    const status = (await core.get('/api/v1/gitops/status')).data.repos[0];
+    expect(status).to.include({ state: 'ok', last_good_commit: shas[0] });
+  });
+
+  it('converges to an edited and a deleted record after a signed push hook', async () => {
+    const sha = await commit('longer ttl, no media record', async () =>
+      edit('domains/blog.example.yaml', (text) =>
+        text.replace('{ type: A, name: "@", content: 198.51.100.30, proxied: true }', '{ type: A, name: "@", content: 198.51.100.30, proxied: true, ttl: 900 }').replace('  - { type: CNAME, name: media, content: media-bucket.storage.example.net, proxied: true }\n', ''),
+      ),
+    );
+    const answer = await hook();
+    expect(answer.status).to.equal(202);
+    expect((await answer.json()).data.triggered).to.equal(true);
+    expect(await runFor(sha)).to.include({ status: 'applied', trigger: 'webhook' });
+    const blog = await domainByApex('blog.example');
+    const records = (await core.get(`/api/v1/domains/${blog.id}/dns/records`)).data;
+    expect(records.find((record: Json) => record.name === '@').ttl).to.equal(900);
+    expect(records.map((record: Json) => record.name)).to.not.include('media');
+  });
+
+  it('rejects a commit that does not validate, keeps the last good state and shows why with file:line', async () => {
+    const before = (await core.get(`/api/v1/domains/${(await domainByApex('shop.example')).id}/dns/records`)).data;
+    const sha = await commit('broken record', async () => edit('domains/shop.example.yaml', (text) => text.replace('content: 198.51.100.20,', 'content: 999.1.1.1,')));
+    await hook();
+    const run = await runFor(sha);
+    expect(run.status).to.equal('rejected');
+    expect(run.problems[0]).to.match(/^domains\/shop\.example\.yaml:\d+:\d+: an A record needs an IPv4 address, got "999\.1\.1\.1"$/);
+    expect((await core.get(`/api/v1/domains/${(await domainByApex('shop.example')).id}/dns/records`)).data).to.deep.equal(before);
+    const status = (await core.get('/api/v1/gitops/status')).data.repos[0];
+    expect(status).to.include({ state: 'rejected', last_good_commit: shas[1] });
+    const warning = (await core.get('/api/v1/overview/warnings')).data.warnings.find((item: Json) => item.code === 'gitops_rejected');
+    expect(warning.message).to.include(shas[1].slice(0, 12));
+  });
+
+  it('reverts an imperative change to a git-owned item on the next reconcile once the repository is fixed', async () => {
+    const sha = await commit('fix the record', async () => edit('domains/shop.example.yaml', (text) => text.replace('content: 999.1.1.1,', 'content: 198.51.100.20,')));
+    const docs = await domainByApex('docs.example');
+    const [origin] = (await core.get(`/api/v1/domains/${docs.id}/origins`)).data;
+    await core.patch(`/api/v1/domains/${docs.id}/origins/${origin.id}`, { weight: 7 });
+    await hook();
+    const run = await runFor(sha);
+    expect(run.status).to.equal('applied');
+    expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(100);
+    expect((await core.get('/api/v1/gitops/status')).data.repos[0].state).to.equal('ok');
+  });
+
+  it('refuses push hooks without a valid signature', async () => {
+    expect((await hook('{"ref":"x"}', 'sha256=00')).status).to.equal(401);
+    const unsigned = await fetch(`${core.url}/api/v1/gitops/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(unsigned.status).to.equal(401);
+  });
+});
