@@ -3,6 +3,8 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ApiClient } from './api-client.js';
 import { applyPlan, buildPlan } from './engine.js';
+import type { DomainModel } from './model.js';
+import { withoutDrift, type Drift } from './ownership.js';
 import { loadDesiredState } from './load.js';
 import { summaryLine } from './print.js';
 import { formatProblem, sortProblems } from './problems.js';
@@ -20,6 +22,7 @@ export type RunReport = {
   counts: object;
   domains: object[];
   problems: string[];
+  drift: Drift[];
   error: string | null;
 };
 
@@ -39,7 +42,9 @@ export class GitopsController {
   private timer: NodeJS.Timeout | undefined;
   private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
-  private lastRecorded: { sha: string | null; status: string } | undefined;
+  private lastRecorded: { sha: string | null; status: string; drift: number } | undefined;
+  // The desired state last applied from git, per domain: tells drift from git changes (kept in memory).
+  private readonly lastApplied = new Map<string, DomainModel>();
 
   constructor(private readonly options: ControllerOptions) {}
 
@@ -82,7 +87,7 @@ export class GitopsController {
 
   private async reconcile(trigger: Trigger): Promise<RunReport> {
     const { source, client, logger } = this.options;
-    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], error: null };
+    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], error: null };
     try {
       const snapshot = await source.fetch();
       report.commit_sha = snapshot.sha;
@@ -92,8 +97,12 @@ export class GitopsController {
         report.problems = sortProblems(state.problems).map(formatProblem);
         return report;
       }
-      const planned = await buildPlan(client, state);
-      report.counts = planned.plan.counts;
+      const built = await buildPlan(client, state);
+      const selfHeal = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy.self_heal]));
+      const { plan, drift } = withoutDrift(built.plan, this.lastApplied, (apex) => selfHeal.get(apex) ?? false);
+      const planned = { ...built, plan };
+      report.counts = { ...planned.plan.counts, drift: drift.length };
+      report.drift = drift;
       if (planned.safety) {
         report.status = 'refused';
         report.error = planned.safety;
@@ -102,10 +111,12 @@ export class GitopsController {
       const { creates, updates, deletes } = planned.plan.counts;
       if (creates + updates + deletes === 0) {
         report.status = 'no_changes';
+        this.remember(planned.desired, []);
         return report;
       }
       const results = await applyPlan(client, planned, this.options.env ?? process.env);
       report.domains = results;
+      this.remember(planned.desired, results.filter((result) => !result.ok).map((result) => result.domain));
       const failed = results.filter((result) => !result.ok).length;
       report.status = failed === 0 ? 'applied' : failed === results.length ? 'failed' : 'partial';
       logger.info({ commit: report.commit_sha, plan: summaryLine(planned.plan), failed }, 'gitops reconcile applied');
@@ -119,13 +130,17 @@ export class GitopsController {
     }
   }
 
+  private remember(desired: Map<string, DomainModel>, failed: string[]): void {
+    for (const [apex, model] of desired) if (!failed.includes(apex)) this.lastApplied.set(apex, model);
+  }
+
   // Repeated identical no-change runs of the same commit are not recorded again.
   private async record(report: RunReport): Promise<void> {
-    const same = this.lastRecorded?.sha === report.commit_sha && this.lastRecorded?.status === report.status && report.status === 'no_changes';
+    const same = this.lastRecorded?.sha === report.commit_sha && this.lastRecorded?.status === report.status && this.lastRecorded?.drift === report.drift.length && report.status === 'no_changes';
     if (same) return;
     try {
       await this.options.client.request('POST', '/api/v1/gitops/runs', report);
-      this.lastRecorded = { sha: report.commit_sha, status: report.status };
+      this.lastRecorded = { sha: report.commit_sha, status: report.status, drift: report.drift.length };
     } catch (error) {
       this.options.logger.warn({ err: (error as Error).message }, 'could not record the gitops run');
     }

@@ -108,16 +108,32 @@ describe('GitOps controller in the core', function () {
     expect(warning.message).to.include(shas[1].slice(0, 12));
   });
 
-  it('reverts an imperative change to a git-owned item on the next reconcile once the repository is fixed', async () => {
+  it('reports an API change to a git-owned item as drift and keeps it when self_heal is off, reverts it when on', async () => {
     const sha = await commit('fix the record', async () => edit('domains/shop.example.yaml', (text) => text.replace('content: 999.1.1.1,', 'content: 198.51.100.20,')));
     const docs = await domainByApex('docs.example');
-    const [origin] = (await core.get(`/api/v1/domains/${docs.id}/origins`)).data;
-    await core.patch(`/api/v1/domains/${docs.id}/origins/${origin.id}`, { weight: 7 });
+    const [docsOrigin] = (await core.get(`/api/v1/domains/${docs.id}/origins`)).data;
+    await core.patch(`/api/v1/domains/${docs.id}/origins/${docsOrigin.id}`, { weight: 7 });
+    const shop = await domainByApex('shop.example');
+    const shopOrigin = (await core.get(`/api/v1/domains/${shop.id}/origins`)).data.find((origin: Json) => origin.host === 'backup.shop.example.net');
+    await core.patch(`/api/v1/domains/${shop.id}/origins/${shopOrigin.id}`, { weight: 3 });
     await hook();
     const run = await runFor(sha);
     expect(run.status).to.equal('applied');
-    expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(100);
-    expect((await core.get('/api/v1/gitops/status')).data.repos[0].state).to.equal('ok');
+    expect(run.drift).to.deep.equal([{ domain: 'docs.example', resource: 'origin', key: 'https://docs-site.pages.example.net:443', action: 'update', fields: [{ field: 'weight', before: 7, after: 100 }] }]);
+    expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(7);
+    expect((await core.get(`/api/v1/domains/${shop.id}/origins`)).data.find((origin: Json) => origin.id === shopOrigin.id).weight).to.equal(100);
+    expect((await core.get('/api/v1/gitops/status')).data.repos[0]).to.include({ state: 'drifted', last_good_commit: sha });
+  });
+
+  it('keeps a record created through the API in a git-owned domain, and deletes a record removed from git', async () => {
+    const blog = await domainByApex('blog.example');
+    await core.post(`/api/v1/domains/${blog.id}/dns/records`, { type: 'TXT', name: 'manual', content: 'made by hand' }, 201);
+    const sha = await commit('drop the www record', async () => edit('domains/blog.example.yaml', (text) => text.replace('  - { type: CNAME, name: www, content: blog.example, proxied: true }\n', '')));
+    await hook();
+    expect((await runFor(sha)).status).to.equal('applied');
+    const names = (await core.get(`/api/v1/domains/${blog.id}/dns/records`)).data.map((record: Json) => record.name);
+    expect(names).to.include('manual');
+    expect(names).to.not.include('www');
   });
 
   it('refuses push hooks without a valid signature', async () => {

@@ -11,6 +11,7 @@ CREATE TABLE "gitops_runs" (
     "counts" JSONB NOT NULL DEFAULT '{}',
     "domains" JSONB NOT NULL DEFAULT '[]',
     "problems" JSONB NOT NULL DEFAULT '[]',
+    "drift" JSONB NOT NULL DEFAULT '[]',
     "error" TEXT,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 

@@ -13,6 +13,7 @@ export type RunReport = {
   counts?: object;
   domains?: unknown[];
   problems?: unknown[];
+  drift?: unknown[];
   error?: string | null;
 };
 
@@ -34,6 +35,7 @@ export async function recordRun(db: Db, report: RunReport) {
       counts: (report.counts ?? {}) as object,
       domains: (report.domains ?? []) as object,
       problems: (report.problems ?? []) as object,
+      drift: (report.drift ?? []) as object,
     },
   });
   return serializeRun(row);
@@ -49,8 +51,9 @@ const HEALTHY = new Set(['applied', 'no_changes']);
 
 /**
  * Per repository: the latest run, the commit last applied without errors (still
- * in force when later commits are rejected), and a state: ok, rejected (the
- * newest commit does not validate), failing (apply errors) or refused (safety gate).
+ * in force when later commits are rejected), and a state: ok, drifted (git-owned
+ * items were changed through the API and left so), rejected (the newest commit
+ * does not validate), failed/partial (apply errors) or refused (safety gate).
  */
 export async function gitopsStatus(db: Db) {
   const repos = await db.gitopsRun.groupBy({ by: ['repo'], _max: { id: true } });
@@ -61,7 +64,7 @@ export async function gitopsStatus(db: Db) {
     status.push({
       repo: repo.repo,
       branch: latest.branch,
-      state: HEALTHY.has(latest.status) ? 'ok' : latest.status,
+      state: HEALTHY.has(latest.status) ? ((latest.drift as unknown[]).length ? 'drifted' : 'ok') : latest.status,
       last_run: serializeRun(latest),
       last_good_commit: good?.commit_sha ?? null,
       last_good_at: unixSeconds(good?.finished_at ?? null),

@@ -84,9 +84,9 @@ async function gitopsProblems(db: Db): Promise<Warning[]> {
     .filter((repo) => repo.state !== 'ok')
     .map((repo) => ({
       code: `gitops_${repo.state}`,
-      severity: repo.state === 'rejected' || repo.state === 'refused' ? 'warning' : 'critical',
+      severity: ['rejected', 'refused', 'drifted'].includes(repo.state) ? 'warning' : 'critical',
       message: `the GitOps repository ${repo.repo} is ${repo.state} at ${repo.last_run.commit_sha?.slice(0, 12) ?? 'its latest commit'}${repo.last_good_commit ? `; ${repo.last_good_commit.slice(0, 12)} stays in force` : ''}`,
-      detail: { problems: repo.last_run.problems, error: repo.last_run.error, last_good_commit: repo.last_good_commit },
+      detail: { problems: repo.last_run.problems, drift: repo.last_run.drift, error: repo.last_run.error, last_good_commit: repo.last_good_commit },
     }));
 }
 

@@ -1,0 +1,66 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { DomainModel, Item } from './model.js';
+import type { Change, DomainPlan, Plan } from './plan.js';
+import { RULE_SECTIONS } from './spec.js';
+
+export type Drift = { domain: string; resource: Change['resource']; key: string; action: Change['action']; fields: Change['fields'] };
+
+function itemOf(model: DomainModel, change: Change): Item | undefined {
+  switch (change.resource) {
+    case 'domain':
+      return model.fields;
+    case 'routing':
+      return model.routing;
+    case 'cache':
+      return model.cache;
+    case 'record':
+      return model.records.get(change.key);
+    case 'geo_routes':
+      return model.geoRoutes.get(change.key);
+    case 'origin':
+      return model.origins.get(change.key);
+    case 'settings':
+      return undefined;
+    default:
+      return (RULE_SECTIONS as readonly string[]).includes(change.resource) ? model.rules[change.resource as (typeof RULE_SECTIONS)[number]].get(change.key) : undefined;
+  }
+}
+
+/**
+ * Tells drift from git changes, using the desired state last applied from git:
+ * - an update of an item whose desired state git did not change since the last
+ *   apply is drift (someone changed it through the API);
+ * - a delete of a live item that git never had is an item git does not own.
+ * Without self_heal, drift is reported and not applied, and unowned items are kept.
+ * A domain never applied before (no last-applied model) is planned as it is.
+ */
+export function separateDrift(plan: DomainPlan, lastApplied: DomainModel | undefined, selfHeal: boolean): { plan: DomainPlan; drift: Drift[] } {
+  if (!lastApplied || selfHeal) return { plan, drift: [] };
+  const drift: Drift[] = [];
+  const keep: Change[] = [];
+  for (const change of plan.changes) {
+    const before = itemOf(lastApplied, change);
+    const gitUnchanged = change.action === 'update' && before !== undefined && isDeepStrictEqual(before, change.desired);
+    const unowned = change.action === 'delete' && change.resource !== 'domain' && before === undefined;
+    if (gitUnchanged) drift.push({ domain: plan.domain, resource: change.resource, key: change.key, action: change.action, fields: change.fields });
+    else if (!unowned) keep.push(change);
+  }
+  const counts = { ...plan.counts };
+  counts.updates -= drift.length;
+  counts.deletes -= plan.changes.filter((change) => change.action === 'delete').length - keep.filter((change) => change.action === 'delete').length;
+  counts.unchanged += plan.changes.length - keep.length;
+  return { plan: { ...plan, changes: keep, counts, action: plan.action === 'update' && keep.length === 0 ? 'unchanged' : plan.action }, drift };
+}
+
+/** Applies separateDrift to every domain of a plan, with each domain's self_heal policy. */
+export function withoutDrift(plan: Plan, lastApplied: Map<string, DomainModel>, selfHeal: (domain: string) => boolean): { plan: Plan; drift: Drift[] } {
+  const drift: Drift[] = [];
+  const domains = plan.domains.map((domain) => {
+    const separated = separateDrift(domain, lastApplied.get(domain.domain), selfHeal(domain.domain));
+    drift.push(...separated.drift);
+    return separated.plan;
+  });
+  const counts = { creates: 0, updates: plan.settings.length, deletes: 0, unchanged: 0 };
+  for (const domain of domains) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += domain.counts[key];
+  return { plan: { ...plan, domains, counts }, drift };
+}

@@ -1,0 +1,44 @@
+import { expect } from 'chai';
+import { desiredModel } from '../../src/gitops/model.js';
+import { separateDrift } from '../../src/gitops/ownership.js';
+import { planDomain } from '../../src/gitops/plan.js';
+import type { DomainSpec } from '../../src/gitops/spec.js';
+
+const record = (name: string, ttl = 300) => ({ type: 'A', name, content: '192.0.2.1', ttl, proxied: false, routing_policy: 'simple', enabled: true });
+const spec = (records: ReturnType<typeof record>[]): DomainSpec => ({ domain: 'own.example', policy: { prune: true, self_heal: false }, records });
+
+describe('drift and ownership', () => {
+  const applied = desiredModel(spec([record('a'), record('b')]));
+
+  it('treats an update of an item git did not change as drift, not as a change', () => {
+    const live = desiredModel(spec([record('a', 60), record('b')]));
+    const plan = planDomain(applied, live, { prune: true });
+    const { plan: kept, drift } = separateDrift(plan, applied, false);
+    expect(kept.changes).to.deep.equal([]);
+    expect(kept.action).to.equal('unchanged');
+    expect(drift).to.deep.equal([{ domain: 'own.example', resource: 'record', key: 'A a 192.0.2.1', action: 'update', fields: [{ field: 'ttl', before: 60, after: 300 }] }]);
+  });
+
+  it('applies a git change to an item even when it also differs live', () => {
+    const desired = desiredModel(spec([record('a', 900), record('b')]));
+    const live = desiredModel(spec([record('a', 60), record('b')]));
+    const { plan, drift } = separateDrift(planDomain(desired, live, { prune: true }), applied, false);
+    expect(plan.changes.map((change) => change.fields)).to.deep.equal([[{ field: 'ttl', before: 60, after: 900 }]]);
+    expect(drift).to.deep.equal([]);
+  });
+
+  it('keeps live items git never had, and deletes items removed from git', () => {
+    const desired = desiredModel(spec([record('a')]));
+    const live = desiredModel(spec([record('a'), record('b'), record('manual')]));
+    const { plan } = separateDrift(planDomain(desired, live, { prune: true }), applied, false);
+    expect(plan.changes.map((change) => `${change.action} ${change.key}`)).to.deep.equal(['delete A b 192.0.2.1']);
+    expect(plan.counts).to.include({ deletes: 1 });
+  });
+
+  it('reverts drift and prunes everything with self_heal on, and without a last-applied state', () => {
+    const live = desiredModel(spec([record('a', 60), record('b'), record('manual')]));
+    const plan = planDomain(applied, live, { prune: true });
+    expect(separateDrift(plan, applied, true).plan.changes).to.have.length(2);
+    expect(separateDrift(plan, undefined, false).plan.changes).to.have.length(2);
+  });
+});
