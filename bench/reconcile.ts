@@ -1,23 +1,27 @@
-// npm run bench:reconcile — a repository of 500 domains (10 records, 2 origins, 10 rules each)
-// against a `cdn core` in its own process on a fresh database: time of the first full apply and of
-// a no-op reconcile (load + validate + read live state + plan). Targets (issue #4): no-op under 3 s.
+// npm run bench:reconcile — a git repository of 500 domains (10 records, 2 origins, 10 rules each)
+// reconciled by the controller inside `cdn core` (own process, fresh database). Prints the first
+// full apply, a no-op reconcile (load + validate + live read + plan), and the commit-to-applied
+// latency of a one-record change announced by a signed push hook.
+// Targets (issue #4): no-op under 3 s, one-record change applied under 1 s after the webhook.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHmac } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { simpleGit } from 'simple-git';
 import { ApiClient } from '../src/gitops/api-client.js';
-import { applyPlan, buildPlan } from '../src/gitops/engine.js';
+import { buildPlan } from '../src/gitops/engine.js';
 import { loadDesiredState } from '../src/gitops/load.js';
 import { summaryLine } from '../src/gitops/print.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
 import { writeBenchRepository } from './gitops-fixture.js';
 
 const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 500);
+const SECRET = 'bench-webhook-secret';
 
-function startCore(url: string): Promise<{ child: ChildProcess; base: string }> {
-  const env = { ...process.env, DATABASE_URL: url, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info' };
-  const child = spawn(process.execPath, ['bin/cdn.js', 'core'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+function startCore(url: string, env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['bin/cdn.js', 'core'], { env: { ...process.env, DATABASE_URL: url, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`core exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -27,34 +31,60 @@ function startCore(url: string): Promise<{ child: ChildProcess; base: string }> 
   });
 }
 
-async function timed<T>(title: string, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  const result = await work();
-  console.log(`${title.padEnd(34)} ${((performance.now() - started) / 1000).toFixed(2)} s`);
-  return result;
+async function runOf(client: ApiClient, sha: string): Promise<Record<string, any>> {
+  for (;;) {
+    const run = (await client.request('GET', '/api/v1/gitops/runs?limit=5')).data.find((candidate: { commit_sha: string }) => candidate.commit_sha === sha);
+    if (run) return run;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 const url = await createTestDatabase();
-const repo = await mkdtemp(path.join(tmpdir(), 'cdn-bench-reconcile-'));
-const { child, base } = await startCore(url);
+const dir = await mkdtemp(path.join(tmpdir(), 'cdn-bench-reconcile-'));
+const work = path.join(dir, 'work');
+await writeBenchRepository(work, DOMAINS);
+await simpleGit().init(true, [path.join(dir, 'remote.git'), '--initial-branch=main']);
+const git = simpleGit(work);
+await git.init(['--initial-branch=main']);
+await git.addConfig('user.email', 'bench@example.net').addConfig('user.name', 'Bench').addRemote('origin', path.join(dir, 'remote.git'));
+await git.add('.').commit('500 domains').push('origin', 'main');
+const firstSha = (await git.revparse(['HEAD'])).trim();
+
+const started = performance.now();
+const { child, base } = await startCore(url, {
+  CDN_GITOPS_REPO: `file://${path.join(dir, 'remote.git')}`,
+  CDN_GITOPS_INTERVAL_SECONDS: '3600',
+  CDN_GITOPS_WEBHOOK_SECRET: SECRET,
+  CDN_DATA_DIR: path.join(dir, 'data'),
+});
+const client = new ApiClient(base);
 try {
-  await writeBenchRepository(repo, DOMAINS);
-  const client = new ApiClient(base);
-  const first = await timed(`first full apply (${DOMAINS} domains)`, async () => {
-    const planned = await buildPlan(client, await loadDesiredState(repo));
-    const results = await applyPlan(client, planned);
-    return { planned, failed: results.filter((result) => !result.ok).length, calls: results.reduce((sum, result) => sum + result.applied, 0) };
-  });
-  console.log(`  ${summaryLine(first.planned.plan)}; ${first.calls} API calls; ${first.failed} domain(s) failed`);
+  const first = await runOf(client, firstSha);
+  console.log(`first full apply by the controller    ${((performance.now() - started) / 1000).toFixed(2)} s wall (${first.finished_at - first.started_at} s in the run) — status ${first.status}, ${JSON.stringify(first.counts)}`);
+
   for (const round of [1, 2]) {
-    const noop = await timed(`no-op reconcile, run ${round}`, async () => buildPlan(client, await loadDesiredState(repo)));
-    console.log(`  ${summaryLine(noop.plan)}`);
+    const noopStarted = performance.now();
+    const planned = await buildPlan(client, await loadDesiredState(work));
+    console.log(`no-op reconcile, run ${round}               ${((performance.now() - noopStarted) / 1000).toFixed(2)} s — ${summaryLine(planned.plan)}`);
+  }
+
+  for (const round of [1, 2, 3]) {
+    const file = path.join(work, 'domains', `bench${round}.example.yaml`);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('name: host0, content:', 'name: host0, ttl: 600, content:'));
+    await git.add('.').commit(`one record, round ${round}`).push('origin', 'main');
+    const sha = (await git.revparse(['HEAD'])).trim();
+    const body = JSON.stringify({ ref: 'refs/heads/main', after: sha });
+    const hookAt = performance.now();
+    const answer = await fetch(`${base}/api/v1/gitops/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` }, body });
+    if (answer.status !== 202) throw new Error(`webhook answered ${answer.status}`);
+    const run = await runOf(client, sha);
+    console.log(`one-record change, webhook to applied ${((performance.now() - hookAt) / 1000).toFixed(2)} s — status ${run.status}, ${JSON.stringify(run.counts)}`);
   }
 } finally {
   child.removeAllListeners('exit');
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
-  await rm(repo, { recursive: true, force: true });
+  await rm(dir, { recursive: true, force: true });
   await dropTestDatabase(url);
   await stopSharedServer();
 }

@@ -49,6 +49,8 @@ export function buildCli(): Command {
     .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
     .option('--json', 'print the plan as JSON')
     .option('--markdown', 'print the plan as Markdown for a pull request')
+    .option('--ref <ref>', 'plan the state of this git ref (commit, branch, tag) of the repository DIR instead of its working tree')
+    .option('--path <subdir>', 'with --ref: sub-directory holding the desired state', '.')
     .action(async (dir: string, options: object) => (await commands.plan()).runPlan(dir, options));
   program
     .command('apply')

@@ -6,7 +6,7 @@ import { planJson, planMarkdown, planText, summaryLine } from '../gitops/print.j
 import { formatProblem, sortProblems } from '../gitops/problems.js';
 
 export type ServerOptions = { url?: string; token?: string };
-export type PlanOptions = ServerOptions & { json?: boolean; markdown?: boolean };
+export type PlanOptions = ServerOptions & { json?: boolean; markdown?: boolean; ref?: string; path?: string };
 export type ApplyOptions = ServerOptions & { force?: boolean };
 
 function clientOf(options: ServerOptions): ApiClient {
@@ -23,8 +23,25 @@ async function validState(dir: string) {
   return undefined;
 }
 
-/** `cdn plan DIR`: what apply would change, as text (default), --json or --markdown. */
+// The desired state as of a git ref of the repository at `dir`: checked out into a temporary worktree.
+async function atRef<T>(dir: string, ref: string, subdir: string, work: (checkout: string) => Promise<T>): Promise<T> {
+  const { simpleGit } = await import('simple-git');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const git = simpleGit(dir);
+  const checkout = await mkdtemp(path.join(tmpdir(), 'cdn-plan-ref-'));
+  await git.raw(['worktree', 'add', '--detach', checkout, ref]);
+  try {
+    return await work(path.join(checkout, subdir));
+  } finally {
+    await git.raw(['worktree', 'remove', '--force', checkout]);
+    await rm(checkout, { recursive: true, force: true });
+  }
+}
+
+/** `cdn plan DIR [--ref REF]`: what apply would change, as text (default), --json or --markdown. */
 export async function runPlan(dir: string, options: PlanOptions): Promise<void> {
+  if (options.ref) return atRef(dir, options.ref, options.path ?? '.', (checkout) => runPlan(checkout, { ...options, ref: undefined }));
   const state = await validState(dir);
   if (!state) return;
   const planned = await buildPlan(clientOf(options), state);

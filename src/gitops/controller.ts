@@ -97,7 +97,7 @@ export class GitopsController {
         report.problems = sortProblems(state.problems).map(formatProblem);
         return report;
       }
-      const built = await buildPlan(client, state);
+      const built = await buildPlan(client, state, this.lastApplied.keys());
       const selfHeal = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy.self_heal]));
       const { plan, drift } = withoutDrift(built.plan, this.lastApplied, (apex) => selfHeal.get(apex) ?? false);
       const planned = { ...built, plan };
@@ -117,6 +117,7 @@ export class GitopsController {
       const results = await applyPlan(client, planned, this.options.env ?? process.env);
       report.domains = results;
       this.remember(planned.desired, results.filter((result) => !result.ok).map((result) => result.domain));
+      this.forget(results, planned);
       const failed = results.filter((result) => !result.ok).length;
       report.status = failed === 0 ? 'applied' : failed === results.length ? 'failed' : 'partial';
       logger.info({ commit: report.commit_sha, plan: summaryLine(planned.plan), failed }, 'gitops reconcile applied');
@@ -132,6 +133,13 @@ export class GitopsController {
 
   private remember(desired: Map<string, DomainModel>, failed: string[]): void {
     for (const [apex, model] of desired) if (!failed.includes(apex)) this.lastApplied.set(apex, model);
+  }
+
+  // A domain whose file was removed and that was deleted (delete_removed_domains) is no longer owned.
+  private forget(results: { domain: string; ok: boolean }[], planned: { plan: { domains: { domain: string; action: string }[] } }): void {
+    for (const domain of planned.plan.domains) {
+      if (domain.action === 'delete' && results.some((result) => result.domain === domain.domain && result.ok)) this.lastApplied.delete(domain.domain);
+    }
   }
 
   // Repeated identical no-change runs of the same commit are not recorded again.

@@ -18,14 +18,15 @@ async function inBatches<T, R>(items: T[], work: (item: T) => Promise<R>): Promi
 /**
  * Reads the live state of every domain the repository covers and plans it.
  * Domains the repository does not mention are never read or touched; a live
- * domain listed in `owned_domains` whose file is gone is orphaned (or deleted
- * when `delete_removed_domains`).
+ * domain listed in `owned_domains` (or in `previouslyOwned`, the domains a
+ * controller applied before) whose file is gone is orphaned (or deleted when
+ * `delete_removed_domains`).
  */
-export async function buildPlan(client: ApiClient, state: DesiredState): Promise<PlannedState> {
+export async function buildPlan(client: ApiClient, state: DesiredState, previouslyOwned: Iterable<string> = []): Promise<PlannedState> {
   if (state.problems.length) throw new Error(`the desired state has ${state.problems.length} problem(s); validate it first`);
   const desired = new Map(state.domains.map((domain) => [domain.spec.domain, desiredModel(domain.spec)]));
   const policies = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy]));
-  const live = await loadLiveDomains(client, new Set([...desired.keys(), ...(state.repository.owned_domains ?? [])]));
+  const live = await loadLiveDomains(client, new Set([...desired.keys(), ...(state.repository.owned_domains ?? []), ...previouslyOwned]));
   const plans = [...desired.values()].map((model) => planDomain(model, live.get(model.apex), { prune: policies.get(model.apex)?.prune ?? true }));
   for (const [apex, domain] of live) if (!desired.has(apex)) plans.push(planRemovedDomain(domain, state.repository.delete_removed_domains));
   const liveSettings = Object.keys(state.settings).length ? (await client.request('GET', '/api/v1/settings')).data : {};

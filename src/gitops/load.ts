@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
@@ -47,21 +48,37 @@ function fileNameProblem(file: YamlFile, spec: DomainSpec): Problem[] {
   return apex === expected ? [] : [file.problemAt(['domain'], `the file of ${apex} must be named domains/${apex}.yaml`)];
 }
 
+type DomainFileResult = { problems: Problem[]; domain?: LoadedDomain };
+
+function checkDomainFile(yaml: YamlFile, validators: GitopsValidators): DomainFileResult {
+  if (yaml.data === undefined) return { problems: yaml.problems };
+  const found = schemaProblems(yaml, validators.domain);
+  if (found.length) return { problems: [...yaml.problems, ...found] };
+  const spec = yaml.data as DomainSpec;
+  const checks = [...fileNameProblem(yaml, spec), ...crossCheckDomain(spec, yaml)];
+  return { problems: [...yaml.problems, ...checks], domain: checks.length ? undefined : { file: yaml.file, spec, yaml } };
+}
+
+// Results of unchanged files (same path, same bytes) are reused: a long-running
+// controller re-parses only what a commit touched. Results are never mutated.
+const domainCache = new Map<string, { hash: string; result: DomainFileResult }>();
+
+async function loadDomainFile(root: string, relative: string, validators: GitopsValidators): Promise<DomainFileResult> {
+  const full = path.join(root, relative);
+  const text = await readFile(full, 'utf8');
+  const hash = createHash('sha1').update(text).digest('hex');
+  const cached = domainCache.get(full);
+  if (cached?.hash === hash) return cached.result;
+  const result = checkDomainFile(new YamlFile(relative, text), validators);
+  domainCache.set(full, { hash, result });
+  return result;
+}
+
 async function loadDomains(root: string, validators: GitopsValidators, problems: Problem[]): Promise<LoadedDomain[]> {
-  const domains: LoadedDomain[] = [];
-  const files = await Promise.all((await yamlFiles(path.join(root, 'domains'))).map((name) => readYaml(root, path.join('domains', name))));
-  for (const yaml of files) {
-    problems.push(...yaml.problems);
-    if (yaml.data === undefined) continue;
-    const found = schemaProblems(yaml, validators.domain);
-    problems.push(...found);
-    if (found.length) continue;
-    const spec = yaml.data as DomainSpec;
-    const checks = [...fileNameProblem(yaml, spec), ...crossCheckDomain(spec, yaml)];
-    problems.push(...checks);
-    if (!checks.length) domains.push({ file: yaml.file, spec, yaml });
-  }
-  return domains;
+  const names = await yamlFiles(path.join(root, 'domains'));
+  const results = await Promise.all(names.map((name) => loadDomainFile(root, path.join('domains', name), validators)));
+  for (const result of results) problems.push(...result.problems);
+  return results.flatMap((result) => (result.domain ? [result.domain] : []));
 }
 
 // The same checks as PATCH /settings/{group}: known group, known keys, valid values.

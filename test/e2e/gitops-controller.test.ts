@@ -136,6 +136,17 @@ describe('GitOps controller in the core', function () {
     expect(names).to.not.include('www');
   });
 
+  it('leaves a domain whose file was removed in place (orphaned) unless the repository allows deleting it', async () => {
+    const sha = await commit('remove status.example', async () => rm(path.join(dir, 'work/domains/status.example.yaml')));
+    await hook();
+    expect((await runFor(sha)).status).to.be.oneOf(['applied', 'no_changes']);
+    expect(await domainByApex('status.example')).to.not.equal(undefined);
+    const deleting = await commit('allow deleting removed domains', async () => edit('cdn-gitops.yaml', (text) => text.replace('delete_removed_domains: false', 'delete_removed_domains: true')));
+    await hook();
+    expect((await runFor(deleting)).status).to.equal('applied');
+    expect(await domainByApex('status.example')).to.equal(undefined);
+  });
+
   it('refuses push hooks without a valid signature', async () => {
     expect((await hook('{"ref":"x"}', 'sha256=00')).status).to.equal(401);
     const unsigned = await fetch(`${core.url}/api/v1/gitops/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });

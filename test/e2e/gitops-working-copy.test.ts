@@ -67,4 +67,23 @@ describe('GitOps from a local working copy, and cdn reconcile --once', function 
     expect(failure?.code).to.equal(1);
     expect(JSON.parse(failure!.stdout).problems).to.deep.equal(['domains/bad.example.yaml:1:9: the file of other.example must be named domains/other.example.yaml']);
   });
+
+  it('plans the state of a git ref with cdn plan --ref, ignoring the working tree', async () => {
+    const { simpleGit } = await import('simple-git');
+    const repo = path.join(dir, 'repo');
+    await rm(path.join(repo, 'domains/bad.example.yaml'));
+    const git = simpleGit(repo);
+    await git.init(['--initial-branch=main']);
+    await git.addConfig('user.email', 'ops@example.net').addConfig('user.name', 'Ops');
+    await git.add('.').commit('as applied');
+    const file = path.join(repo, 'domains/status.example.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('content: 192.0.2.50 }', 'content: 192.0.2.59 }'));
+    await git.add('.').commit('move a record');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('content: 192.0.2.59 }', 'content: 192.0.2.77 }'));
+    const plan = async (ref: string) => JSON.parse((await exec(process.execPath, [CLI, 'plan', repo, '--ref', ref, '--json', '--url', core.url, '--token', 'wc-token'], { env })).stdout);
+    const head = await plan('HEAD');
+    const keys = head.domains.find((domain: Json) => domain.domain === 'status.example').changes.map((change: Json) => `${change.action} ${change.key}`);
+    expect(keys).to.deep.equal(['create A @ 192.0.2.59']); // status.example has prune: false
+    expect((await plan('HEAD~1')).counts).to.include({ creates: 0, updates: 0, deletes: 0 });
+  });
 });
