@@ -18,6 +18,7 @@ export async function runReconcile(config: Config, options: ReconcileOptions): P
   const client = new ApiClient(options.url ?? process.env.CDN_API_URL ?? `http://127.0.0.1:${config.corePort}`, options.token ?? config.apiToken);
   const controller = new GitopsController({ source: sourceFor(options.repo, options.branch, options.path, config.dataDir), client, intervalMs: interval * 1000, logger });
   if (options.once) {
+    await controller.restore();
     const report = await controller.reconcileNow('manual');
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     if (report.status !== 'applied' && report.status !== 'no_changes') process.exitCode = 1;

@@ -3,7 +3,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ApiClient } from './api-client.js';
 import { applyPlan, buildPlan } from './engine.js';
-import type { DomainModel } from './model.js';
+import { desiredModel, type DomainModel } from './model.js';
 import { withoutDrift, type Drift } from './ownership.js';
 import { loadDesiredState } from './load.js';
 import { summaryLine } from './print.js';
@@ -48,6 +48,27 @@ export class GitopsController {
 
   constructor(private readonly options: ControllerOptions) {}
 
+  /**
+   * Rebuilds the last-applied state after a restart from the last good commit the
+   * core recorded for this repository, so drift is still told from git changes.
+   */
+  async restore(): Promise<void> {
+    const { source, client, logger } = this.options;
+    if (!source.atCommit) return;
+    try {
+      await source.fetch();
+      const { repos } = (await client.request('GET', '/api/v1/gitops/status')).data as { repos: { repo: string; last_good_commit: string | null }[] };
+      const sha = repos.find((repo) => repo.repo === source.label)?.last_good_commit;
+      if (!sha) return;
+      const state = await source.atCommit(sha, (dir) => loadDesiredState(dir));
+      if (!state || state.problems.length) return;
+      for (const domain of state.domains) this.lastApplied.set(domain.spec.domain, desiredModel(domain.spec));
+      logger.info({ commit: sha, domains: this.lastApplied.size }, 'gitops last-applied state restored');
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, 'could not restore the last-applied gitops state');
+    }
+  }
+
   /** Starts the interval, the file watcher (working copies) and a first reconcile. */
   start(): void {
     this.timer = setInterval(() => this.trigger('interval'), this.options.intervalMs);
@@ -60,6 +81,7 @@ export class GitopsController {
         this.debounce = setTimeout(() => this.trigger('watch'), this.options.watchDebounceMs ?? 300);
       });
     }
+    void this.queue.add(() => this.restore());
     this.trigger('start');
   }
 

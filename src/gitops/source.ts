@@ -14,6 +14,8 @@ export interface DesiredSource {
   /** A directory to watch for changes (a local working copy), if any. */
   readonly watchDir?: string;
   fetch(): Promise<Snapshot>;
+  /** Runs `work` on the desired-state directory as of an older commit, when the source has history. */
+  atCommit?<T>(sha: string, work: (dir: string) => Promise<T>): Promise<T | undefined>;
 }
 
 async function headOf(dir: string): Promise<string | null> {
@@ -73,6 +75,21 @@ export class CloneSource implements DesiredSource {
       await git.clean('f', ['-d']);
     }
     return { dir: path.join(this.checkout, this.subdir), sha: await headOf(this.checkout) };
+  }
+
+  async atCommit<T>(sha: string, work: (dir: string) => Promise<T>): Promise<T | undefined> {
+    const git = simpleGit(this.checkout);
+    const worktree = `${this.checkout}-at-${sha.slice(0, 12)}`;
+    try {
+      await git.raw(['worktree', 'add', '--detach', '--force', worktree, sha]);
+    } catch {
+      return undefined;
+    }
+    try {
+      return await work(path.join(worktree, this.subdir));
+    } finally {
+      await git.raw(['worktree', 'remove', '--force', worktree]).catch(() => undefined);
+    }
   }
 }
 

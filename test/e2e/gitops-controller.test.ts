@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { simpleGit, type SimpleGit } from 'simple-git';
+import pino from 'pino';
+import { ApiClient } from '../../src/gitops/api-client.js';
+import { GitopsController } from '../../src/gitops/controller.js';
+import { sourceFor } from '../../src/gitops/source.js';
 import { TestCore, type Json } from '../support/core.js';
 
 const EXAMPLE = new URL('../../config-repo-example', import.meta.url).pathname;
@@ -123,6 +127,21 @@ describe('GitOps controller in the core', function () {
     expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(7);
     expect((await core.get(`/api/v1/domains/${shop.id}/origins`)).data.find((origin: Json) => origin.id === shopOrigin.id).weight).to.equal(100);
     expect((await core.get('/api/v1/gitops/status')).data.repos[0]).to.include({ state: 'drifted', last_good_commit: sha });
+  });
+
+  it('still tells drift from git changes after a restart, from the last good commit', async () => {
+    const restarted = new GitopsController({
+      source: sourceFor(`file://${path.join(dir, 'remote.git')}`, 'main', '.', path.join(dir, 'data-restarted')),
+      client: new ApiClient(core.url),
+      intervalMs: 3600000,
+      logger: pino({ level: 'silent' }),
+    });
+    await restarted.restore();
+    const report = await restarted.reconcileNow('manual');
+    await restarted.stop();
+    expect(report.drift.map((item) => `${item.domain} ${item.resource}`)).to.deep.equal(['docs.example origin']);
+    const docs = await domainByApex('docs.example');
+    expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(7);
   });
 
   it('keeps a record created through the API in a git-owned domain, and deletes a record removed from git', async () => {
