@@ -9,19 +9,10 @@ import { ApiClient } from '../../src/gitops/api-client.js';
 import { GitopsController } from '../../src/gitops/controller.js';
 import { sourceFor } from '../../src/gitops/source.js';
 import { TestCore, type Json } from '../support/core.js';
+import { eventually } from '../support/eventually.js';
 
 const EXAMPLE = new URL('../../config-repo-example', import.meta.url).pathname;
 const SECRET = 'webhook-secret';
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 // A real git repository in a temp folder: commits are pushed to a bare "remote" the
 // in-core controller clones; a signed push hook makes it reconcile at once.

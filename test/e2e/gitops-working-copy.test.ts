@@ -5,20 +5,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { TestCore, type Json } from '../support/core.js';
+import { eventually } from '../support/eventually.js';
 
 const exec = promisify(execFile);
 const EXAMPLE = new URL('../../config-repo-example', import.meta.url).pathname;
 const CLI = new URL('../../bin/cdn.js', import.meta.url).pathname;
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('GitOps from a local working copy, and cdn reconcile --once', function () {
   this.timeout(90000);
