@@ -2,6 +2,7 @@ import { checkRecordContent } from '../features/dns/record-content.js';
 import { relativeRecordName } from '../features/dns/record-name.js';
 import { ruleKind, type RuleRecord } from '../features/rules/kinds.js';
 import { RULE_PATHS } from './rule-paths.js';
+import { nullableRuleFields } from './schemas.js';
 import { RULE_SECTIONS, type DomainSpec, type RuleSection } from './spec.js';
 
 export type Item = Record<string, unknown>;
@@ -55,9 +56,11 @@ function sortRoutes(routes: Item[]): Item[] {
     .sort((a, b) => `${a.scope} ${a.code}`.localeCompare(`${b.scope} ${b.code}`));
 }
 
-// The API normalises some rule fields (header names to lower case, CIDRs to networks); so does the plan.
+// The API normalises some rule fields (header names to lower case, CIDRs to networks); so does the
+// plan. Nullable fields the file leaves out are null, so removing one from YAML clears it live.
 function canonicalRule(section: (typeof RULE_SECTIONS)[number], rule: Item): Item {
-  const withMatch = { match: {}, ...rule };
+  const cleared = Object.fromEntries(nullableRuleFields()[section].map((field) => [field, null]));
+  const withMatch = { match: {}, ...cleared, ...rule };
   try {
     return { ...withMatch, ...ruleKind(RULE_PATHS[section]).check(withMatch as RuleRecord) };
   } catch {

@@ -39,3 +39,33 @@ export function messageOf(error: ErrorObject): string {
       return `${where} ${error.message ?? 'is invalid'}`;
   }
 }
+
+const RULE_SCHEMA_IDS: Record<string, string> = {
+  redirects: 'redirect-rule-create',
+  rate_limits: 'rate-limit-rule-create',
+  waf_rules: 'waf-rule-create',
+  headers: 'header-rule-create',
+  ip_rules: 'ip-rule-create',
+  cache_rules: 'cache-rule-create',
+  page_rules: 'page-rule-create',
+};
+
+let nullable: Record<string, string[]> | undefined;
+
+/**
+ * Per rule section, the optional fields whose "not set" value is null (nullable,
+ * no default): a rule that leaves them out of YAML wants them cleared on the live rule.
+ */
+export function nullableRuleFields(): Record<string, string[]> {
+  if (nullable) return nullable;
+  const defs = JSON.parse(readFileSync(`${DIR}domain.schema.json`, 'utf8')).$defs as Record<string, { properties: Record<string, { type?: unknown; default?: unknown }> }>;
+  nullable = Object.fromEntries(
+    Object.entries(RULE_SCHEMA_IDS).map(([section, id]) => [
+      section,
+      Object.entries(defs[id].properties)
+        .filter(([, property]) => Array.isArray(property.type) && property.type.includes('null') && property.default === undefined)
+        .map(([name]) => name),
+    ]),
+  );
+  return nullable;
+}

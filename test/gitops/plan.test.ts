@@ -75,4 +75,11 @@ describe('planning (pure)', () => {
     expect(safetyProblem(plan, 25)).to.match(/deletes 3 of 4 live items \(75%\)/);
     expect(safetyProblem(plan, 80)).to.equal(undefined);
   });
+
+  it('clears a nullable rule field that the file no longer sets', () => {
+    const withLimit = (extra: object) => spec({ rate_limits: [{ name: 'login', requests: 10, period_seconds: 60, key: 'ip', action: 'challenge', block_seconds: 60, enabled: true, priority: 1000, ...extra }] });
+    const live = liveOf(desiredModel(withLimit({ challenge_difficulty: 4 })));
+    const update = planDomain(desiredModel(withLimit({})), live, { prune: true }).changes.find((change) => change.resource === 'rate_limits')!;
+    expect(update.fields).to.deep.equal([{ field: 'challenge_difficulty', before: 4, after: null }]);
+  });
 });
