@@ -15,6 +15,7 @@ import { securityRoutes } from '../features/security/routes.js';
 import { operationsRoutes } from '../features/operations/routes.js';
 import { exportRoutes } from '../features/export/routes.js';
 import { gitopsRoutes } from '../features/gitops/routes.js';
+import { sslRoutes } from '../features/ssl/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
@@ -28,6 +29,7 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...routingRoutes(),
     ...settingsRoutes(),
     ...cacheRoutes(deps),
+    ...sslRoutes(deps),
     ...analyticsRoutes(),
     ...securityRoutes(),
     ...operationsRoutes(deps),

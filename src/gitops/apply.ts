@@ -91,7 +91,7 @@ async function ensureDomain(client: ApiClient, plan: DomainPlan, desired: Domain
 
 /**
  * Applies one domain's plan through the API in dependency order: the domain,
- * origins, records (deletes first), geo routes, routing, cache, rules, then
+ * origins, records (deletes first), geo routes, routing, cache, SSL, rules, then
  * origin deletes. Stops at the first failure of this domain and reports it.
  */
 export async function applyDomainPlan(client: ApiClient, plan: DomainPlan, desired: DomainModel | undefined, live: LiveDomain | undefined, env: NodeJS.ProcessEnv): Promise<DomainResult> {
@@ -110,6 +110,7 @@ export async function applyDomainPlan(client: ApiClient, plan: DomainPlan, desir
     await applyGeoRoutes(context, plan.changes);
     for (const change of of(plan.changes, 'routing')) await call(context, 'PATCH', '/routing', routingBody(change.desired!));
     for (const change of of(plan.changes, 'cache')) await call(context, 'PUT', '/cache/settings', change.desired);
+    for (const change of of(plan.changes, 'ssl')) await call(context, 'PATCH', '/ssl/settings', changed(change));
     await applyRules(context, plan.changes);
     await applyOrigins(context, plan.changes, 'delete');
     return { domain: plan.domain, ok: true, applied: progress.applied };

@@ -5,7 +5,7 @@ import { RULE_SECTIONS } from './spec.js';
 
 export type LiveDomain = DomainModel & { id: string; ids: Map<string, string> };
 
-type Exported = { domain: Item; routing: Item; cache: Item; records: Item[]; geo_routes: { record_id: string; routes: Item[] }[]; origins: Item[]; rules: Record<string, Item[]> };
+type Exported = { domain: Item; routing: Item; cache: Item; ssl: Item; records: Item[]; geo_routes: { record_id: string; routes: Item[] }[]; origins: Item[]; rules: Record<string, Item[]> };
 
 /**
  * One exported domain in the planner's model. `ids` maps each item's model key
@@ -44,7 +44,7 @@ export function liveDomainOf(exported: Exported): LiveDomain {
     }
   }
   const fields: Item = { ...domain, origin_shield_secret: domain.origin_shield_secret_set ? '(set)' : undefined };
-  return { apex: String(domain.domain), id: String(domain.id), ids, fields, routing: exported.routing, cache: exported.cache, records, geoRoutes, origins, rules };
+  return { apex: String(domain.domain), id: String(domain.id), ids, fields, routing: exported.routing, cache: exported.cache, ssl: exported.ssl, records, geoRoutes, origins, rules };
 }
 
 /** The live state of the domains named in `apexes` (others are read but dropped), through the bulk export. */

@@ -16,6 +16,7 @@ export type DomainModel = {
   fields: Item;
   routing?: Item;
   cache?: Item;
+  ssl?: Item;
   records: Map<string, Item>;
   geoRoutes: Map<string, Item>;
   origins: Map<string, Item>;
@@ -91,7 +92,7 @@ export function desiredModel(spec: DomainSpec): DomainModel {
   );
   const rules = emptyRules();
   for (const section of RULE_SECTIONS) for (const rule of spec[section] ?? []) rules[section].set(rule.name, canonicalRule(section, rule));
-  return { apex: spec.domain, fields, routing: spec.routing, cache: spec.cache, records, geoRoutes, origins, rules };
+  return { apex: spec.domain, fields, routing: spec.routing, cache: spec.cache, ssl: spec.ssl, records, geoRoutes, origins, rules };
 }
 
 export { sortRoutes };

@@ -13,6 +13,8 @@ function itemOf(model: DomainModel, change: Change): Item | undefined {
       return model.routing;
     case 'cache':
       return model.cache;
+    case 'ssl':
+      return model.ssl;
     case 'record':
       return model.records.get(change.key);
     case 'geo_routes':

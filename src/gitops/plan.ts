@@ -3,7 +3,7 @@ import type { DomainModel, Item } from './model.js';
 import { RULE_SECTIONS } from './spec.js';
 
 export type FieldChange = { field: string; before: unknown; after: unknown };
-export type Resource = 'settings' | 'domain' | 'routing' | 'cache' | 'record' | 'geo_routes' | 'origin' | (typeof RULE_SECTIONS)[number];
+export type Resource = 'settings' | 'domain' | 'routing' | 'cache' | 'ssl' | 'record' | 'geo_routes' | 'origin' | (typeof RULE_SECTIONS)[number];
 export type Change = { action: 'create' | 'update' | 'delete'; resource: Resource; key: string; fields: FieldChange[]; desired?: Item };
 export type Counts = { creates: number; updates: number; deletes: number; unchanged: number };
 export type DomainPlan = { domain: string; action: 'create' | 'update' | 'unchanged' | 'orphaned' | 'delete'; changes: Change[]; counts: Counts; liveItems: number };
@@ -79,6 +79,7 @@ export function planDomain(desired: DomainModel, live: DomainModel | undefined, 
   } else changes.push(...diffSingle('domain', desired.apex, desired.fields, live.fields, counts));
   changes.push(...diffSingle('routing', desired.apex, desired.routing, live?.routing, counts));
   changes.push(...diffSingle('cache', desired.apex, desired.cache, live?.cache, counts));
+  changes.push(...diffSingle('ssl', desired.apex, desired.ssl, live?.ssl, counts));
   changes.push(...diffMap('origin', desired.origins, live?.origins ?? empty, policy.prune, counts));
   changes.push(...diffMap('record', desired.records, live?.records ?? empty, policy.prune, counts));
   changes.push(...diffMap('geo_routes', desired.geoRoutes, live?.geoRoutes ?? empty, policy.prune, counts));

@@ -50,7 +50,7 @@ export function buildGitopsSchemas(api: Record<string, Schema>): Record<string, 
     const { body, defs: nested } = definition(api, id);
     Object.assign(defs, nested, { [id]: body });
   };
-  for (const id of ['rule-match', ...Object.values(RULE_SECTIONS), 'dns-record-create', 'origin-request', 'cache-settings', 'routing-settings']) use(id);
+  for (const id of ['rule-match', ...Object.values(RULE_SECTIONS), 'dns-record-create', 'origin-request', 'cache-settings', 'routing-settings', 'ssl-settings-create']) use(id);
 
   defs.record = defs['dns-record-create'];
   defs.origin = { ...defs['origin-request'], required: ['host'] };
@@ -105,6 +105,7 @@ export function buildGitopsSchemas(api: Record<string, Schema>): Record<string, 
       geo_routes: listOf('geo-route-set', 'Geo routes per record.'),
       origins: listOf('origin', 'Origins; identity: scheme, host and port.'),
       cache: { $ref: '#/$defs/cache-settings' },
+      ssl: { $ref: '#/$defs/ssl-settings-create' },
       ...Object.fromEntries(Object.entries(RULE_SECTIONS).map(([section, id]) => [section, listOf(id, `${section.replace('_', ' ')}; identity: name.`)])),
     },
     $defs: defs,

@@ -20,6 +20,7 @@ export type DomainSpec = {
   geo_routes?: GeoRouteSetSpec[];
   origins?: OriginSpec[];
   cache?: Record<string, unknown>;
+  ssl?: Record<string, unknown>;
 } & Partial<Record<RuleSection, RuleSpec[]>>;
 
 export type RepositorySpec = { delete_removed_domains: boolean; max_delete_percent: number; owned_domains?: string[] };

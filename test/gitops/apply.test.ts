@@ -61,6 +61,7 @@ describe('plan and apply against a live core', function () {
     expect(waf.signatures).to.deep.equal(['sqli', 'xss', 'path_traversal']);
     expect((await core.get(`/api/v1/domains/${shop}/cache/settings`)).data).to.include({ default_edge_ttl_seconds: 600, customised: true });
     expect((await core.get(`/api/v1/domains/${shop}`)).data.origin_shield_secret_set).to.equal(true);
+    expect((await core.get(`/api/v1/domains/${shop}/ssl`)).data.settings).to.include({ mode: 'strict', always_https: true, hsts_enabled: true, customised: true });
     expect((await core.db.domain.findFirstOrThrow({ where: { domain: 'shop.example' } })).origin_shield_secret).to.equal('shield-secret-value');
     expect((await core.get('/api/v1/settings/anycast')).data.anycast_ipv4).to.deep.equal(['203.0.113.10', '203.0.113.11']);
     expect((await core.get(`/api/v1/domains/${await domainId('api.example')}/routing`)).data.routing_mode).to.equal('anycast');

@@ -2,17 +2,19 @@ import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
 import type { Route } from '../../http/route.js';
 import { cacheDefaults } from '../cache/routes.js';
+import { sslDefaults } from '../ssl/routes.js';
 import { exportDomains } from './service.js';
 
 /** Bulk read of whole domains (GET /api/v1/export/domains?limit&offset) for reconcilers and backups. */
 export function exportRoutes(deps: AppDeps): Route[] {
   const defaults = cacheDefaults(deps);
+  const ssl = sslDefaults(deps);
   return [
     {
       method: 'get',
       path: '/api/v1/export/domains',
       auth: 'api',
-      handler: async ({ db, query }) => ({ data: await exportDomains(db, parsePaging(query), defaults) }),
+      handler: async ({ db, query }) => ({ data: await exportDomains(db, parsePaging(query), defaults, ssl) }),
     },
   ];
 }

@@ -9,6 +9,7 @@ import { routingOf } from '../routing/service.js';
 import { RULE_KINDS, type RuleRecord } from '../rules/kinds.js';
 import { serializeRule } from '../rules/service.js';
 import { anycastAddresses } from '../settings/anycast.js';
+import { sslSettingsOf, type SslSettingsInput } from '../ssl/settings.js';
 
 function byDomain<T extends { domain_id: string }>(rows: T[]): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -25,15 +26,15 @@ type RuleDelegate = { findMany: (args: object) => Promise<RuleRecord[]> };
 /**
  * A page of domains with everything the API shows about each (the same shapes
  * as the per-resource endpoints): records, geo routes, origins, every rule kind,
- * routing and cache settings. One query per table for the whole page, so a
+ * routing, cache settings and SSL preferences. One query per table for the whole page, so a
  * reconciler reads hundreds of domains in a few requests.
  */
-export async function exportDomains(db: Db, paging: Paging, cacheDefaults: CacheSettingsInput) {
+export async function exportDomains(db: Db, paging: Paging, cacheDefaults: CacheSettingsInput, sslDefaults: Required<SslSettingsInput>) {
   const domains = await db.domain.findMany({
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
     skip: paging.offset,
     take: paging.limit,
-    include: { nameservers: { select: { kind: true, hostname: true } }, cache_settings: true },
+    include: { nameservers: { select: { kind: true, hostname: true } }, cache_settings: true, ssl_settings: true },
   });
   const ids = domains.map((domain) => domain.id);
   const inPage = { domain_id: { in: ids } };
@@ -52,6 +53,7 @@ export async function exportDomains(db: Db, paging: Paging, cacheDefaults: Cache
       domain: serializeDomain(domain),
       routing: routingOf(domain, platform),
       cache: cacheSettingsOf(domain.cache_settings, domain.id, cacheDefaults),
+      ssl: sslSettingsOf(domain.ssl_settings, domain.id, sslDefaults),
       records: domainRecords.map((record) => serializeRecord(record, domain.zone_name)),
       geo_routes: domainRecords
         .filter((record) => record.geo_routes.length > 0)

@@ -27,6 +27,7 @@ describe('bulk domain export', () => {
     expect(item.origins).to.deep.equal((await core.get(`${base}/origins`)).data);
     expect(item.routing).to.deep.equal((await core.get(`${base}/routing`)).data);
     expect(item.cache).to.deep.equal((await core.get(`${base}/cache/settings`)).data);
+    expect(item.ssl).to.deep.equal((await core.get(`${base}/ssl`)).data.settings);
     expect(item.rules.redirects).to.deep.equal((await core.get(`${base}/redirects`)).data);
     expect(item.rules['rate-limits']).to.have.length(1);
     expect(Object.keys(item.rules)).to.deep.equal(['redirects', 'rate-limits', 'waf-rules', 'headers', 'ip-rules', 'cache-rules', 'page-rules']);

@@ -1,0 +1,28 @@
+import type { AppDeps } from '../../http/app.js';
+import type { Route } from '../../http/route.js';
+import { validatorFor } from '../../http/validation.js';
+import { getSsl, patchSslSettings, type SslSettingsInput } from './settings.js';
+
+/** The documented defaults: what validating {} against the ssl-settings schema fills in. */
+export function sslDefaults(deps: AppDeps): Required<SslSettingsInput> {
+  const defaults = {};
+  validatorFor(deps.ajv, 'ssl-settings-create')(defaults);
+  return defaults as Required<SslSettingsInput>;
+}
+
+/** SSL overview and preferences (certificates and ACME arrive with the SSL issue). */
+export function sslRoutes(deps: AppDeps): Route[] {
+  const defaults = sslDefaults(deps);
+  return [
+    { method: 'get', path: '/api/v1/domains/:domainId/ssl', auth: 'api', handler: async ({ db, params }) => ({ data: await getSsl(db, params.domainId, defaults) }) },
+    {
+      method: 'patch',
+      path: '/api/v1/domains/:domainId/ssl/settings',
+      auth: 'api',
+      body: 'ssl-settings-patch',
+      audit: { action: 'ssl_settings.update', target: 'domain', targetId: ({ params }) => params.domainId },
+      publishes: true,
+      handler: async ({ db, params, body }) => ({ data: await patchSslSettings(db, params.domainId, body, defaults) }),
+    },
+  ];
+}
