@@ -10,3 +10,14 @@ export const RULE_PATHS: Record<RuleSection, string> = {
   cache_rules: 'cache-rules',
   page_rules: 'page-rules',
 };
+
+/** The API create schema ($id) of each rule section. */
+export const RULE_SCHEMA_IDS: Record<RuleSection, string> = {
+  redirects: 'redirect-rule-create',
+  rate_limits: 'rate-limit-rule-create',
+  waf_rules: 'waf-rule-create',
+  headers: 'header-rule-create',
+  ip_rules: 'ip-rule-create',
+  cache_rules: 'cache-rule-create',
+  page_rules: 'page-rule-create',
+};

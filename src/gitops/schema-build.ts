@@ -1,18 +1,11 @@
+import { RULE_SCHEMA_IDS } from './rule-paths.js';
+
 // Turns the API request schemas into the self-contained desired-state schemas
 // (one file per document type, every reference local) that editors and the loader use.
 
 type Schema = Record<string, any>;
 
 const ID_BASE = 'https://schemas.cdn-control-plane.local/gitops/';
-const RULE_SECTIONS: Record<string, string> = {
-  redirects: 'redirect-rule-create',
-  rate_limits: 'rate-limit-rule-create',
-  waf_rules: 'waf-rule-create',
-  headers: 'header-rule-create',
-  ip_rules: 'ip-rule-create',
-  cache_rules: 'cache-rule-create',
-  page_rules: 'page-rule-create',
-};
 
 function clone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value));
@@ -50,7 +43,7 @@ export function buildGitopsSchemas(api: Record<string, Schema>): Record<string, 
     const { body, defs: nested } = definition(api, id);
     Object.assign(defs, nested, { [id]: body });
   };
-  for (const id of ['rule-match', ...Object.values(RULE_SECTIONS), 'dns-record-create', 'origin-request', 'cache-settings', 'routing-settings', 'ssl-settings-create']) use(id);
+  for (const id of ['rule-match', ...Object.values(RULE_SCHEMA_IDS), 'dns-record-create', 'origin-request', 'cache-settings', 'routing-settings', 'ssl-settings-create']) use(id);
 
   defs.record = defs['dns-record-create'];
   defs.origin = { ...defs['origin-request'], required: ['host'] };
@@ -106,7 +99,7 @@ export function buildGitopsSchemas(api: Record<string, Schema>): Record<string, 
       origins: listOf('origin', 'Origins; identity: scheme, host and port.'),
       cache: { $ref: '#/$defs/cache-settings' },
       ssl: { $ref: '#/$defs/ssl-settings-create' },
-      ...Object.fromEntries(Object.entries(RULE_SECTIONS).map(([section, id]) => [section, listOf(id, `${section.replace('_', ' ')}; identity: name.`)])),
+      ...Object.fromEntries(Object.entries(RULE_SCHEMA_IDS).map(([section, id]) => [section, listOf(id, `${section.replace('_', ' ')}; identity: name.`)])),
     },
     $defs: defs,
   };

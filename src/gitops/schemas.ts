@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { RULE_SCHEMA_IDS } from './rule-paths.js';
 
 const DIR = fileURLToPath(new URL('../../schemas/gitops/', import.meta.url));
 
@@ -39,16 +40,6 @@ export function messageOf(error: ErrorObject): string {
       return `${where} ${error.message ?? 'is invalid'}`;
   }
 }
-
-const RULE_SCHEMA_IDS: Record<string, string> = {
-  redirects: 'redirect-rule-create',
-  rate_limits: 'rate-limit-rule-create',
-  waf_rules: 'waf-rule-create',
-  headers: 'header-rule-create',
-  ip_rules: 'ip-rule-create',
-  cache_rules: 'cache-rule-create',
-  page_rules: 'page-rule-create',
-};
 
 let nullable: Record<string, string[]> | undefined;
 
