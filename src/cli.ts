@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { registerAdminCommands } from './commands/admin.js';
+import { registerEdgeTokenCommands } from './commands/edge-token.js';
 
 function config(): Config {
   return loadConfig(process.env);
@@ -72,6 +73,7 @@ export function buildCli(): Command {
     .option('--once', 'reconcile once, print the run report and exit')
     .action(async (options: import('./commands/reconcile.js').ReconcileOptions) => (await commands.reconcile()).runReconcile(config(), options));
   registerAdminCommands(program.command('admin').description('manage admin users'), config);
+  registerEdgeTokenCommands(program.command('edge-token').description('manage edge tokens'), config);
   return program;
 }
 

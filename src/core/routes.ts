@@ -16,6 +16,7 @@ import { operationsRoutes } from '../features/operations/routes.js';
 import { exportRoutes } from '../features/export/routes.js';
 import { gitopsRoutes } from '../features/gitops/routes.js';
 import { sslRoutes } from '../features/ssl/routes.js';
+import { edgeRoutes } from '../features/edges/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
@@ -35,6 +36,7 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...operationsRoutes(deps),
     ...exportRoutes(deps),
     ...gitopsRoutes(deps),
+    ...edgeRoutes(deps),
     ...auditRoutes(),
   ];
 }

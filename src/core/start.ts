@@ -6,6 +6,8 @@ import { connect, type Connection } from '../db/connect.js';
 import { createApp } from '../http/app.js';
 import { loadApiSchemas } from '../http/validation.js';
 import { ensureBootstrapAdmin } from '../features/admin/service.js';
+import { ensureBootstrapEdgeToken } from '../features/edges/tokens.js';
+import { pruneNonces } from '../features/edges/edge-auth.js';
 import { coreRoutes } from './routes.js';
 import { ApiClient } from '../gitops/api-client.js';
 import { GitopsController } from '../gitops/controller.js';
@@ -14,6 +16,7 @@ import { sourceFor } from '../gitops/source.js';
 export type RunningCore = { url: string; port: number; connection: Connection; stop: () => Promise<void> };
 
 async function bootstrap(config: Config, connection: Connection, logger: Logger): Promise<void> {
+  if (await ensureBootstrapEdgeToken(connection.prisma, config.bootstrapEdgeToken)) logger.info('bootstrap edge token registered');
   if (!config.bootstrapAdminUser) return;
   const created = await ensureBootstrapAdmin(connection.prisma, config.bootstrapAdminUsername!, config.bootstrapAdminPassword!);
   logger.info({ username: config.bootstrapAdminUsername, created }, created ? 'bootstrap admin created' : 'bootstrap admin already exists');
@@ -27,6 +30,7 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 const GRACE_MS = 5000;
+const NONCE_PRUNE_INTERVAL_MS = 60000;
 
 // Stops accepting connections, lets in-flight requests finish for a few seconds, then cuts the rest.
 async function closeGracefully(server: Server): Promise<void> {
@@ -65,9 +69,14 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const url = `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${port}`;
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
     gitops.controller = startGitops(config, url, logger);
+    const nonceTimer = setInterval(() => {
+      pruneNonces(connection.prisma).catch((error: Error) => logger.warn({ err: error.message }, 'nonce pruning failed'));
+    }, NONCE_PRUNE_INTERVAL_MS);
+    nonceTimer.unref();
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
+        clearInterval(nonceTimer);
         await gitops.controller?.stop();
         await closeGracefully(httpServer);
         await connection.shutdown();

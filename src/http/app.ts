@@ -8,6 +8,7 @@ import type { Db } from '../db/client.js';
 import { ANONYMOUS, type Actor } from './actor.js';
 import { writeAudit, redactSecrets } from './audit-writer.js';
 import { markConfigDirty } from '../publish/dirty.js';
+import { verifyEdgeRequest } from '../features/edges/edge-auth.js';
 import { assertAllowed, resolveActor } from './auth.js';
 import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
@@ -76,10 +77,19 @@ function bodyOf(route: Route, req: Request): unknown {
   throw new ValidationError(undefined, 'a JSON body is required (Content-Type: application/json)');
 }
 
+async function actorOf(route: Route, req: Request, deps: AppDeps): Promise<Actor> {
+  if (route.auth === 'public') return ANONYMOUS;
+  if (route.auth === 'edge') {
+    const rawBody = (req as Request & { rawBody?: Buffer }).rawBody ?? EMPTY_BODY;
+    return verifyEdgeRequest(deps.prisma, deps.config, { method: req.method, pathWithQuery: req.originalUrl, headers: req.headers as Record<string, string | undefined>, rawBody });
+  }
+  return resolveActor(req.get('authorization'), deps.config, deps.prisma);
+}
+
 function mount(app: express.Express, route: Route, deps: AppDeps): void {
   const validate = route.body ? validatorFor(deps.ajv, route.body) : undefined;
   app[route.method](route.path, async (req, res) => {
-    const actor: Actor = route.auth === 'public' ? ANONYMOUS : await resolveActor(req.get('authorization'), deps.config, deps.prisma);
+    const actor = await actorOf(route, req, deps);
     assertAllowed(actor, route.auth);
     const body = validate ? bodyOf(route, req) : undefined;
     const sent = route.audit && body !== undefined ? structuredClone(body) : body;

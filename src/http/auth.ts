@@ -4,7 +4,7 @@ import { ANONYMOUS, API_TOKEN_ACTOR, type Actor } from './actor.js';
 import { AuthError } from './errors.js';
 import { hashToken, secretsEqual } from './tokens.js';
 
-export type AuthLevel = 'public' | 'api' | 'admin-session';
+export type AuthLevel = 'public' | 'api' | 'admin-session' | 'edge';
 
 function bearerOf(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;

@@ -1,0 +1,100 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import type { Db } from '../../db/client.js';
+import { ValidationError } from '../../http/errors.js';
+import type { Paging } from '../../http/paging.js';
+import { unixSeconds } from '../../http/timestamps.js';
+import { anycastAddresses } from '../settings/anycast.js';
+import { groupValues } from '../settings/store.js';
+
+export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null };
+type NodeRow = Awaited<ReturnType<Db['edgeNode']['findFirstOrThrow']>>;
+
+/** In the shared pool: enabled, reported healthy, and a heartbeat within the freshness window. */
+export function inPool(node: NodeRow, freshSeconds: number, now = new Date()): boolean {
+  return node.enabled && node.health_status === 'healthy' && node.last_heartbeat_at !== null && now.getTime() - node.last_heartbeat_at.getTime() <= freshSeconds * 1000;
+}
+
+function serializeNode(node: NodeRow, freshSeconds: number, now: Date) {
+  return {
+    ...node,
+    in_pool: inPool(node, freshSeconds, now),
+    heartbeat_age_seconds: node.last_heartbeat_at ? Math.round((now.getTime() - node.last_heartbeat_at.getTime()) / 1000) : null,
+    registered_at: unixSeconds(node.registered_at),
+    last_heartbeat_at: unixSeconds(node.last_heartbeat_at),
+    created_at: unixSeconds(node.created_at),
+    updated_at: unixSeconds(node.updated_at),
+  };
+}
+
+function reportedFields(report: EdgeReport) {
+  const fields: Record<string, unknown> = {};
+  for (const key of ['hostname', 'public_ip', 'region', 'country', 'version'] as const) if (report[key] !== undefined) fields[key] = report[key];
+  return fields;
+}
+
+function assertSameEdge(report: EdgeReport, edgeId: string): void {
+  if (report.edge_id !== edgeId) throw new ValidationError('edge_id', `edge_id ${report.edge_id} differs from the signed X-CDN-Edge-Id ${edgeId}`);
+}
+
+/** Registers (or re-registers) an edge: database state only, never waits on DNS. */
+export async function registerEdge(db: Db, report: EdgeReport, edgeId: string, tokenId: string, freshSeconds: number, now = new Date()) {
+  assertSameEdge(report, edgeId);
+  const node = await db.edgeNode.upsert({
+    where: { edge_id: edgeId },
+    create: { edge_id: edgeId, token_id: tokenId, registered_at: now, ...reportedFields(report) },
+    update: { token_id: tokenId, ...reportedFields(report) },
+  });
+  return serializeNode(node, freshSeconds, now);
+}
+
+/** Records a heartbeat: the edge's own health, its config version and the time; database state only. */
+export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, tokenId: string, freshSeconds: number, now = new Date()) {
+  assertSameEdge(report, edgeId);
+  const state = {
+    ...reportedFields(report),
+    token_id: tokenId,
+    last_heartbeat_at: now,
+    health_status: report.healthy === false ? 'unhealthy' : 'healthy',
+    ...(report.config_version !== undefined ? { config_version: report.config_version } : {}),
+  };
+  const node = await db.edgeNode.upsert({ where: { edge_id: edgeId }, create: { edge_id: edgeId, registered_at: now, ...state }, update: { ...state, consecutive_failures: 0 } });
+  return serializeNode(node, freshSeconds, now);
+}
+
+/** Every edge with whether it is in the pool. */
+export async function listEdges(db: Db, paging: Paging, freshSeconds: number, now = new Date()) {
+  const nodes = await db.edgeNode.findMany({ orderBy: { edge_id: 'asc' }, skip: paging.offset, take: paging.limit });
+  return nodes.map((node) => serializeNode(node, freshSeconds, now));
+}
+
+async function poolMembers(db: Db, freshSeconds: number, now: Date) {
+  return (await db.edgeNode.findMany({ orderBy: { edge_id: 'asc' } })).filter((node) => inPool(node, freshSeconds, now));
+}
+
+/** The shared pool, overall and by region. */
+export async function edgePools(db: Db, freshSeconds: number, now = new Date()) {
+  const total = await db.edgeNode.count();
+  const members = await poolMembers(db, freshSeconds, now);
+  const byRegion: Record<string, string[]> = {};
+  for (const node of members) (byRegion[node.region ?? 'unknown'] ??= []).push(node.edge_id);
+  return { shared: { members: members.map((node) => node.edge_id), healthy: members.length, total }, by_region: byRegion };
+}
+
+/**
+ * The addresses a proxied record would publish now, per family: the platform
+ * anycast addresses where configured, otherwise the public addresses of the
+ * edges in the pool.
+ */
+export async function edgeDns(db: Db, freshSeconds: number, now = new Date()) {
+  const [members, anycast, dns] = await Promise.all([poolMembers(db, freshSeconds, now), anycastAddresses(db), groupValues(db, 'dns')]);
+  const ips = members.map((node) => node.public_ip).filter((ip): ip is string => Boolean(ip));
+  const family = (anycastList: string[], fromEdges: string[]) => (anycastList.length ? { source: 'anycast', addresses: anycastList } : { source: 'edges', addresses: [...new Set(fromEdges)].sort() });
+  return { hostname: dns.proxied_hostname, ipv4: family(anycast.ipv4, ips.filter((ip) => isIPv4(ip))), ipv6: family(anycast.ipv6, ips.filter((ip) => isIPv6(ip))) };
+}
+
+/** Countries served by edges in the pool, with how many edges each. */
+export async function edgeCountries(db: Db, freshSeconds: number, now = new Date()) {
+  const counts = new Map<string, number>();
+  for (const node of await poolMembers(db, freshSeconds, now)) if (node.country) counts.set(node.country, (counts.get(node.country) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([country, edges]) => ({ country, edges }));
+}

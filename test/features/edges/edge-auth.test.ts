@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import { signedHeaders } from '../../../src/shared/signing.js';
+import { TestCore, type Json } from '../../support/core.js';
+
+const BOOTSTRAP = 'cdnedge_bootstrap-token-for-tests-0123456789';
+
+describe('signed edge requests, register and heartbeat', () => {
+  let core: TestCore;
+  before(async () => {
+    core = await TestCore.start({ CDN_BOOTSTRAP_EDGE_TOKEN: BOOTSTRAP, CDN_EDGE_SIGNATURE_MAX_SKEW_SECONDS: '300', CDN_EDGE_HEARTBEAT_FRESH_SECONDS: '30', CDN_API_TOKEN: 'operator' });
+    core.token = 'operator';
+  });
+  after(async () => {
+    await core.stop();
+  });
+
+  type Options = { token?: string; edgeId?: string; now?: number; nonce?: string; tamper?: (headers: Record<string, string>) => void; bodyOverride?: string };
+  async function edgeCall(path: string, body: unknown, options: Options = {}) {
+    const text = JSON.stringify(body);
+    const headers = signedHeaders({ token: options.token ?? BOOTSTRAP, edgeId: options.edgeId ?? 'edge-1', method: 'POST', pathWithQuery: path, body: text, now: options.now, nonce: options.nonce });
+    options.tamper?.(headers);
+    const response = await fetch(`${core.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: options.bodyOverride ?? text });
+    return { status: response.status, body: (await response.json()) as Json };
+  }
+
+  it('registers an edge and counts it in the pool after a heartbeat', async () => {
+    const registered = await edgeCall('/api/v1/edge/register', { edge_id: 'edge-1', hostname: 'edge-1.cdn.example', public_ip: '203.0.113.7', region: 'eu-central', country: 'DE', version: '0.1.0' });
+    expect(registered.status).to.equal(200);
+    expect(registered.body.data).to.include({ edge_id: 'edge-1', in_pool: false, region: 'eu-central' });
+    const beat = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1', config_version: 3 });
+    expect(beat.body.data).to.include({ in_pool: true, health_status: 'healthy', config_version: 3 });
+    expect((await core.get('/api/v1/edges/pools')).data.shared).to.deep.include({ members: ['edge-1'], healthy: 1, total: 1 });
+    expect((await core.get('/api/v1/edges/dns')).data.ipv4).to.deep.equal({ source: 'edges', addresses: ['203.0.113.7'] });
+    expect((await core.get('/api/v1/edge-countries')).data).to.deep.equal([{ country: 'DE', edges: 1 }]);
+    expect((await core.get('/api/v1/edge/nodes')).data[0]).to.include({ edge_id: 'edge-1', in_pool: true });
+  });
+
+  it('takes an edge out of the pool when it reports itself unhealthy or its heartbeat goes stale', async () => {
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1', healthy: false });
+    expect((await core.get('/api/v1/edges/pools')).data.shared.healthy).to.equal(0);
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' });
+    await core.db.edgeNode.update({ where: { edge_id: 'edge-1' }, data: { last_heartbeat_at: new Date(Date.now() - 31000) } });
+    expect((await core.get('/api/v1/edges/pools')).data.shared.healthy).to.equal(0);
+  });
+
+  it('publishes the anycast addresses instead of edge addresses where configured', async () => {
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' });
+    await core.put('/api/v1/admin/edge-network/anycast', { anycast_ipv4: '198.51.100.1' });
+    expect((await core.get('/api/v1/edges/dns')).data.ipv4).to.deep.equal({ source: 'anycast', addresses: ['198.51.100.1'] });
+    await core.put('/api/v1/admin/edge-network/anycast', { anycast_ipv4: null });
+  });
+
+  const REFUSALS: [string, Options, RegExp][] = [
+    ['a missing bearer', { tamper: (headers) => delete headers.authorization }, /missing bearer edge token/],
+    ['an unknown token', { token: 'cdnedge_unknown' }, /unknown edge token/],
+    ['a missing edge id header', { tamper: (headers) => delete headers['x-cdn-edge-id'] }, /missing x-cdn-edge-id/],
+    ['a missing signature', { tamper: (headers) => delete headers['x-cdn-signature'] }, /missing x-cdn-signature/],
+    ['a bad signature', { tamper: (headers) => (headers['x-cdn-signature'] = '0'.repeat(64)) }, /bad signature/],
+    ['a body changed after signing', { bodyOverride: '{"edge_id":"edge-1","healthy":false}' }, /bad signature/],
+    ['a timestamp outside the skew', { now: Math.floor(Date.now() / 1000) - 301 }, /allowed 300 s/],
+    ['a malformed nonce', { nonce: 'short' }, /x-cdn-nonce/],
+  ];
+  for (const [what, options, detail] of REFUSALS) {
+    it(`answers 401 to ${what}`, async () => {
+      const answer = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' }, options);
+      expect(answer.status).to.equal(401);
+      expect(answer.body.detail).to.match(detail);
+    });
+  }
+
+  it('refuses a replayed request (same nonce) with 401', async () => {
+    const nonce = 'replay-nonce-0123456789abcdef';
+    expect((await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' }, { nonce })).status).to.equal(200);
+    const replay = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' }, { nonce });
+    expect(replay.status).to.equal(401);
+    expect(replay.body.detail).to.match(/nonce already used/);
+  });
+
+  it('refuses a revoked token and a token bound to another edge', async () => {
+    const created = await core.db.edgeToken.findFirstOrThrow({ where: { bootstrap: true } });
+    const { createEdgeToken, revokeEdgeToken } = await import('../../../src/features/edges/tokens.js');
+    const bound = await createEdgeToken(core.db, 'bound', 'edge-2');
+    const wrongEdge = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' }, { token: bound.token, edgeId: 'edge-1' });
+    expect(wrongEdge.status).to.equal(401);
+    expect(wrongEdge.body.detail).to.match(/bound to edge edge-2/);
+    expect((await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-2' }, { token: bound.token, edgeId: 'edge-2' })).status).to.equal(200);
+    await revokeEdgeToken(core.db, bound.record.id);
+    const revoked = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-2' }, { token: bound.token, edgeId: 'edge-2' });
+    expect(revoked.body.detail).to.match(/revoked/);
+    expect(created.token_hash).to.have.length(64);
+    expect(JSON.stringify(await core.db.edgeToken.findMany())).to.not.include(bound.token);
+  });
+
+  it('rejects a body whose edge_id differs from the signed header with 422', async () => {
+    const answer = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'someone-else' });
+    expect(answer.status).to.equal(422);
+    expect(answer.body.field).to.equal('edge_id');
+  });
+
+  it('does not accept the operator API token on edge endpoints', async () => {
+    const response = await fetch(`${core.url}/api/v1/edge/heartbeat`, { method: 'POST', headers: { authorization: 'Bearer operator', 'content-type': 'application/json' }, body: '{"edge_id":"edge-1"}' });
+    expect(response.status).to.equal(401);
+  });
+
+  it('prunes nonces whose replay window has passed', async () => {
+    const { pruneNonces } = await import('../../../src/features/edges/edge-auth.js');
+    await core.db.edgeNonce.create({ data: { edge_id: 'edge-1', nonce: 'expired-nonce-0123456789', expires_at: new Date(Date.now() - 1000) } });
+    const pruned = await pruneNonces(core.db);
+    expect(pruned).to.be.at.least(1);
+    expect(await core.db.edgeNonce.count({ where: { nonce: 'expired-nonce-0123456789' } })).to.equal(0);
+    expect(await core.db.edgeNonce.count()).to.be.greaterThan(0);
+  });
+});
