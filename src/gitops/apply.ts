@@ -38,7 +38,10 @@ function of(changes: Change[], resource: Change['resource'], action?: Change['ac
 
 async function applyRecords(context: Context, changes: Change[]): Promise<void> {
   // Deletes first: a CNAME may replace other records at the same name.
-  for (const change of of(changes, 'record', 'delete')) await call(context, 'DELETE', `/dns/records/${context.ids.get(`record ${change.key}`)}`);
+  for (const change of of(changes, 'record', 'delete')) {
+    await call(context, 'DELETE', `/dns/records/${context.ids.get(`record ${change.key}`)}`);
+    context.ids.delete(`record ${change.key}`);
+  }
   for (const change of of(changes, 'record', 'create')) {
     const record = (await call(context, 'POST', '/dns/records', change.desired)).data;
     context.ids.set(`record ${change.key}`, record.id);

@@ -42,7 +42,7 @@ export function separateDrift(plan: DomainPlan, lastApplied: DomainModel | undef
   const keep: Change[] = [];
   for (const change of plan.changes) {
     const before = itemOf(lastApplied, change);
-    const gitUnchanged = change.action === 'update' && before !== undefined && isDeepStrictEqual(before, change.desired);
+    const gitUnchanged = change.action === 'update' && !change.follows && before !== undefined && isDeepStrictEqual(before, change.desired);
     const unowned = change.action === 'delete' && change.resource !== 'domain' && before === undefined;
     if (gitUnchanged) drift.push({ domain: plan.domain, resource: change.resource, key: change.key, action: change.action, fields: change.fields });
     else if (!unowned) keep.push(change);

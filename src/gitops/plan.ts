@@ -4,7 +4,8 @@ import { RULE_SECTIONS } from './spec.js';
 
 export type FieldChange = { field: string; before: unknown; after: unknown };
 export type Resource = 'settings' | 'domain' | 'routing' | 'cache' | 'ssl' | 'record' | 'geo_routes' | 'origin' | (typeof RULE_SECTIONS)[number];
-export type Change = { action: 'create' | 'update' | 'delete'; resource: Resource; key: string; fields: FieldChange[]; desired?: Item };
+/** One planned change; `follows` marks a change forced by another one (never drift). */
+export type Change = { action: 'create' | 'update' | 'delete'; resource: Resource; key: string; fields: FieldChange[]; desired?: Item; follows?: string };
 export type Counts = { creates: number; updates: number; deletes: number; unchanged: number };
 export type DomainPlan = { domain: string; action: 'create' | 'update' | 'unchanged' | 'orphaned' | 'delete'; changes: Change[]; counts: Counts; liveItems: number };
 export type Plan = { settings: Change[]; domains: DomainPlan[]; counts: Counts };
@@ -68,6 +69,21 @@ function itemCount(model: DomainModel): number {
   return model.records.size + model.origins.size + RULE_SECTIONS.reduce((sum, section) => sum + model.rules[section].size, 0);
 }
 
+// A geo-routed record whose content changes is deleted and created again, which drops its
+// routes: they must be put on the new record even though the route set itself is unchanged.
+function reattachGeoRoutes(desired: DomainModel, changes: Change[], counts: Counts): Change[] {
+  const planned = new Set(changes.filter((change) => change.resource === 'geo_routes').map((change) => change.key));
+  const recreated = new Set(changes.filter((change) => change.resource === 'record' && change.action === 'create').map((change) => change.key.split(' ').slice(0, 2).join(' ')));
+  const extra: Change[] = [];
+  for (const [key, routes] of desired.geoRoutes) {
+    if (planned.has(key) || !recreated.has(key)) continue;
+    extra.push({ action: 'update', resource: 'geo_routes', key, fields: [{ field: 'routes', before: '(on the replaced record)', after: routes.routes }], desired: routes, follows: `record ${key}` });
+    counts.updates++;
+    counts.unchanged--;
+  }
+  return extra;
+}
+
 /** The plan of one domain: what makes `live` (absent for a new domain) equal to `desired`. Pure. */
 export function planDomain(desired: DomainModel, live: DomainModel | undefined, policy: PlanPolicy): DomainPlan {
   const counts = zero();
@@ -84,6 +100,7 @@ export function planDomain(desired: DomainModel, live: DomainModel | undefined, 
   changes.push(...diffMap('record', desired.records, live?.records ?? empty, policy.prune, counts));
   changes.push(...diffMap('geo_routes', desired.geoRoutes, live?.geoRoutes ?? empty, policy.prune, counts));
   for (const section of RULE_SECTIONS) changes.push(...diffMap(section, desired.rules[section], live?.rules[section] ?? empty, policy.prune, counts));
+  if (live) changes.push(...reattachGeoRoutes(desired, changes, counts));
   const action = !live ? 'create' : changes.length ? 'update' : 'unchanged';
   return { domain: desired.apex, action, changes, counts, liveItems: live ? itemCount(live) : 0 };
 }

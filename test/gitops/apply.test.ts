@@ -82,6 +82,17 @@ describe('plan and apply against a live core', function () {
     expect((await plan()).plan.counts).to.include({ creates: 0, updates: 0, deletes: 0 });
   });
 
+  it('moves the geo routes to the new record when a geo-routed record changes its content', async () => {
+    await edit('domains/shop.example.yaml', (text) => text.replace('{ type: A, name: api, content: 198.51.100.20, proxied: true, ttl: 60 }', '{ type: A, name: api, content: 198.51.100.25, proxied: true, ttl: 60 }'));
+    const { results } = await apply();
+    expect(results.find((result) => result.domain === 'shop.example')!.ok, JSON.stringify(results)).to.equal(true);
+    const shop = await domainId('shop.example');
+    const api = (await core.get(`/api/v1/domains/${shop}/dns/records`)).data.find((record: Json) => record.name === 'api');
+    expect(api).to.include({ content: '198.51.100.25', routing_policy: 'geo' });
+    expect((await core.get(`/api/v1/domains/${shop}/dns/records/${api.id}/geo-routes`)).data).to.have.length(3);
+    expect((await plan()).plan.counts).to.include({ creates: 0, updates: 0, deletes: 0 });
+  });
+
   it('shows an imperative change to a git-owned item in the plan and reverts it on apply', async () => {
     const docs = await domainId('docs.example');
     const origin = (await core.get(`/api/v1/domains/${docs}/origins`)).data[0];

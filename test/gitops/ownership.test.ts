@@ -41,4 +41,18 @@ describe('drift and ownership', () => {
     expect(separateDrift(plan, applied, true).plan.changes).to.have.length(2);
     expect(separateDrift(plan, undefined, false).plan.changes).to.have.length(2);
   });
+
+  it('never treats the geo routes re-put on a recreated record as drift', () => {
+    const geoSpec = (content: string): DomainSpec => ({
+      domain: 'own.example',
+      policy: { prune: true, self_heal: false },
+      records: [{ ...record('api'), content }],
+      geo_routes: [{ record: 'api', routes: [{ scope: 'default', target: '192.0.2.9' }] }],
+    });
+    const before = desiredModel(geoSpec('192.0.2.1'));
+    const plan = planDomain(desiredModel(geoSpec('192.0.2.2')), before, { prune: true });
+    const { plan: kept, drift } = separateDrift(plan, before, false);
+    expect(drift).to.deep.equal([]);
+    expect(kept.changes.map((change) => `${change.action} ${change.resource}`)).to.deep.equal(['create record', 'delete record', 'update geo_routes']);
+  });
 });
