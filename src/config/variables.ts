@@ -56,6 +56,7 @@ export const VARIABLES = {
   edgeClientMaxBodyBytes: { env: 'CDN_EDGE_CLIENT_MAX_BODY_BYTES', kind: 'int', min: 1024, max: BIG, default: { development: 10485760, production: 104857600 }, description: 'Largest client request body the edge proxies (10m dev, 100m production).' },
   edgeProxyConnectTimeoutSeconds: { env: 'CDN_EDGE_PROXY_CONNECT_TIMEOUT_SECONDS', kind: 'int', min: 1, max: 600, default: { development: 3, production: 5 }, description: 'Edge connect timeout to an origin.' },
   edgeProxyReadTimeoutSeconds: { env: 'CDN_EDGE_PROXY_READ_TIMEOUT_SECONDS', kind: 'int', min: 1, max: 3600, default: { development: 30, production: 60 }, description: 'Edge read and send timeout to an origin.' },
+  publishEnabled: { env: 'CDN_PUBLISH_ENABLED', kind: 'bool', default: true, description: 'Run the background snapshot publisher in this core (one publisher at a time across replicas).' },
   configSnapshotHistoryEnabled: { env: 'CDN_CONFIG_SNAPSHOT_HISTORY_ENABLED', kind: 'bool', default: false, description: 'Enables snapshot payload, diff and rollback endpoints.' },
   configSnapshotKeepLast: { env: 'CDN_CONFIG_SNAPSHOT_KEEP_LAST', kind: 'int', min: 0, max: 100000, default: 2, description: 'Snapshots kept besides the active version.' },
   configSnapshotPruneBatchSize: { env: 'CDN_CONFIG_SNAPSHOT_PRUNE_BATCH_SIZE', kind: 'int', min: 1, max: 1000000, default: 5000, description: 'Rows deleted per snapshot prune statement.' },

@@ -17,6 +17,7 @@ import { exportRoutes } from '../features/export/routes.js';
 import { gitopsRoutes } from '../features/gitops/routes.js';
 import { sslRoutes } from '../features/ssl/routes.js';
 import { edgeRoutes } from '../features/edges/routes.js';
+import { snapshotRoutes } from '../features/snapshots/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
@@ -37,6 +38,7 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...exportRoutes(deps),
     ...gitopsRoutes(deps),
     ...edgeRoutes(deps),
+    ...snapshotRoutes(deps),
     ...auditRoutes(),
   ];
 }

@@ -7,6 +7,8 @@ import { createApp } from '../http/app.js';
 import { loadApiSchemas } from '../http/validation.js';
 import { ensureBootstrapAdmin } from '../features/admin/service.js';
 import { ensureBootstrapEdgeToken } from '../features/edges/tokens.js';
+import { startPublisher } from '../publish/publisher.js';
+import { snapshotDefaults } from '../features/snapshots/routes.js';
 import { pruneNonces } from '../features/edges/edge-auth.js';
 import { coreRoutes } from './routes.js';
 import { ApiClient } from '../gitops/api-client.js';
@@ -69,6 +71,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const url = `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${port}`;
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
     gitops.controller = startGitops(config, url, logger);
+    const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' })) : async () => {};
     const nonceTimer = setInterval(() => {
       pruneNonces(connection.prisma).catch((error: Error) => logger.warn({ err: error.message }, 'nonce pruning failed'));
     }, NONCE_PRUNE_INTERVAL_MS);
@@ -77,6 +80,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const stop = () =>
       (stopping ??= (async () => {
         clearInterval(nonceTimer);
+        await stopPublisher();
         await gitops.controller?.stop();
         await closeGracefully(httpServer);
         await connection.shutdown();

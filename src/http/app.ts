@@ -108,7 +108,10 @@ function mount(app: express.Express, route: Route, deps: AppDeps): void {
     };
     const result = route.audit ? await runAudited(route, context, deps.prisma) : await route.handler(context);
     if (result instanceof Reply) res.status(result.status).json(result.body);
-    else if (result instanceof RawJson) res.status(route.status ?? 200).type('application/json').send(result.body);
+    else if (result instanceof RawJson) {
+      if (result.encoding) res.setHeader('Content-Encoding', result.encoding).setHeader('Vary', 'Accept-Encoding');
+      res.status(route.status ?? 200).type('application/json').send(result.body);
+    }
     else res.status(route.status ?? 200).json(result);
   });
 }

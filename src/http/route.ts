@@ -53,7 +53,10 @@ export class Reply {
   ) {}
 }
 
-/** A handler result that is already serialized JSON (sent as is). */
+/** A handler result that is already serialized JSON (sent as is), optionally already compressed. */
 export class RawJson {
-  constructor(readonly body: string) {}
+  constructor(
+    readonly body: string | Buffer,
+    readonly encoding?: 'gzip',
+  ) {}
 }

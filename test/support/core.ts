@@ -18,7 +18,8 @@ export class TestCore {
 
   static async start(env: Record<string, string> = {}): Promise<TestCore> {
     const databaseUrl = await createTestDatabase();
-    const config = loadConfig({ CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, ...env });
+    // The background publisher is off unless a suite turns it on, so suites that inspect the dirty state stay deterministic.
+    const config = loadConfig({ CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'silent', CDN_PUBLISH_ENABLED: 'false', DATABASE_URL: databaseUrl, ...env });
     const core = await startCore(config, pino({ level: 'silent' }));
     return new TestCore(core, databaseUrl);
   }

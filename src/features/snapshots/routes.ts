@@ -1,0 +1,62 @@
+import type { AppDeps } from '../../http/app.js';
+import { ValidationError } from '../../http/errors.js';
+import { parsePaging } from '../../http/paging.js';
+import { RawJson, type Route } from '../../http/route.js';
+import { unixSeconds } from '../../http/timestamps.js';
+import { ActiveSnapshotCache, publishOnce } from '../../publish/publisher.js';
+import type { SnapshotDefaults } from '../../publish/snapshot-builder.js';
+import { cacheDefaults } from '../cache/routes.js';
+import { sslDefaults } from '../ssl/routes.js';
+
+function ifVersion(query: Record<string, unknown>): number | undefined {
+  if (query.if_version === undefined) return undefined;
+  if (typeof query.if_version !== 'string' || !/^\d{1,9}$/.test(query.if_version)) throw new ValidationError('if_version', 'if_version must be a snapshot version (integer)');
+  return Number(query.if_version);
+}
+
+/** Snapshot defaults of the routes' schemas, shared by the builder and the background publisher. */
+export function snapshotDefaults(deps: AppDeps): SnapshotDefaults {
+  return { cache: cacheDefaults(deps), ssl: sslDefaults(deps) };
+}
+
+/** The signed config pull of edges, and the operator's snapshot list and rebuild. */
+export function snapshotRoutes(deps: AppDeps): Route[] {
+  const active = new ActiveSnapshotCache();
+  const defaults = snapshotDefaults(deps);
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/edge/config',
+      auth: 'edge',
+      handler: async ({ db, query, headers }) => {
+        const wanted = ifVersion(query);
+        const snapshot = await active.get(db);
+        if (!snapshot) return { data: { version: null, not_modified: false, detail: 'no snapshot has been published yet' } };
+        if (wanted === snapshot.version) return { data: { version: snapshot.version, checksum: snapshot.checksum, not_modified: true } };
+        const gzip = /\bgzip\b/.test(headers['accept-encoding'] ?? '');
+        return new RawJson(gzip ? snapshot.gzip : snapshot.json, gzip ? 'gzip' : undefined);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/config/snapshots',
+      auth: 'api',
+      handler: async ({ db, query }) => {
+        const paging = parsePaging(query);
+        const [rows, state] = await Promise.all([
+          db.configSnapshot.findMany({ orderBy: { version: 'desc' }, skip: paging.offset, take: paging.limit, select: { version: true, checksum: true, size_bytes: true, source: true, domain_count: true, created_at: true } }),
+          db.publishState.findUnique({ where: { id: 1 } }),
+        ]);
+        return { data: rows.map((row) => ({ ...row, active: row.version === state?.active_version, created_at: unixSeconds(row.created_at) })) };
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/config/snapshots/rebuild',
+      auth: 'api',
+      audit: { action: 'snapshot.rebuild', target: 'config_snapshot', targetId: () => 'active' },
+      // The publisher takes its own lock and transaction, so it runs outside the request's audit transaction.
+      handler: async () => ({ data: await publishOnce(deps.prisma, deps.pool, deps.config, defaults, { force: true, source: 'rebuild' }) }),
+    },
+  ];
+}

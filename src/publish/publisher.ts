@@ -1,0 +1,107 @@
+import { gzipSync } from 'node:zlib';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load.js';
+import type { Db } from '../db/client.js';
+import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
+import { buildSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
+
+export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large'; version: number | null; detail?: string };
+
+async function pruneSnapshots(db: Db, active: number, keepLast: number, batchSize: number): Promise<void> {
+  const keep = await db.configSnapshot.findMany({ where: { version: { lt: active } }, orderBy: { version: 'desc' }, take: keepLast, select: { version: true } });
+  const oldestKept = keep.length === keepLast && keepLast > 0 ? keep[keep.length - 1].version : keepLast === 0 ? active : 0;
+  for (;;) {
+    const doomed = await db.configSnapshot.findMany({ where: { version: { lt: oldestKept } }, select: { version: true }, take: batchSize });
+    if (!doomed.length) return;
+    await db.configSnapshot.deleteMany({ where: { version: { in: doomed.map((row) => row.version) } } });
+  }
+}
+
+/**
+ * Publishes a new snapshot when the config is dirty: one publisher at a time
+ * (advisory lock, safe with several cores). The change counter is read before
+ * building, so changes made during the build leave the config dirty for the next
+ * round. The previous active snapshot stays valid until the new one is stored; an
+ * unchanged checksum stores nothing; an oversized snapshot fails loudly and keeps
+ * the old one active.
+ */
+export async function publishOnce(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, options: { force?: boolean; source?: string } = {}): Promise<PublishResult> {
+  return withAdvisoryLock(pool, LOCK_KEYS.publish, async () => {
+    const state = await db.publishState.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
+    if (!options.force && state.active_version !== null && state.change_seq <= state.published_seq) return { outcome: 'up_to_date', version: state.active_version };
+    const seen = state.change_seq;
+    const now = new Date();
+    const built = await buildSnapshot(db, config, defaults);
+    const active = state.active_version === null ? null : await db.configSnapshot.findUnique({ where: { version: state.active_version }, select: { checksum: true } });
+    if (active?.checksum === built.checksum && !options.force) {
+      await db.publishState.update({ where: { id: 1 }, data: { published_seq: seen, last_attempt_at: now, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
+      return { outcome: 'unchanged', version: state.active_version };
+    }
+    if (built.body.length > config.edgeConfigMaxBytes) {
+      const detail = `snapshot of ${built.body.length} bytes exceeds CDN_EDGE_CONFIG_MAX_BYTES (${config.edgeConfigMaxBytes}); version ${state.active_version ?? 'none'} stays active`;
+      await db.publishState.update({ where: { id: 1 }, data: { last_error: detail, last_error_at: now, last_attempt_at: now } });
+      return { outcome: 'too_large', version: state.active_version, detail };
+    }
+    const version = (state.active_version ?? 0) + 1;
+    await db.$transaction([
+      db.configSnapshot.create({ data: { version, checksum: built.checksum, size_bytes: built.body.length, payload: new Uint8Array(built.body), source: options.source ?? 'publish', domain_count: built.domainCount } }),
+      db.publishState.update({
+        where: { id: 1 },
+        data: { active_version: version, published_seq: seen, last_publish_at: now, last_attempt_at: now, last_error: null, dirty_since: null },
+      }),
+    ]);
+    await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
+    return { outcome: 'published', version };
+  });
+}
+
+/** The active snapshot as served to edges: its JSON body and a gzip copy, cached per version. */
+export class ActiveSnapshotCache {
+  private cached: { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: Buffer } | undefined;
+
+  async get(db: Db) {
+    const state = await db.publishState.findUnique({ where: { id: 1 }, select: { active_version: true } });
+    if (state?.active_version == null) return undefined;
+    if (this.cached?.version === state.active_version) return this.cached;
+    const row = await db.configSnapshot.findUnique({ where: { version: state.active_version } });
+    if (!row) return undefined;
+    const json = Buffer.concat([Buffer.from(`{"data":{"version":${row.version},"checksum":"${row.checksum}","created_at":${Math.floor(row.created_at.getTime() / 1000)},"snapshot":`), Buffer.from(row.payload), Buffer.from('}}')]);
+    this.cached = { version: row.version, checksum: row.checksum, createdAt: row.created_at, json, gzip: gzipSync(json) };
+    return this.cached;
+  }
+}
+
+/**
+ * The background publisher: checks the dirty counter every `tickMs`, waits for a
+ * burst of writes to settle (`quietMs`, at most `maxWaitMs` after the first
+ * change) and publishes once for the whole burst.
+ */
+export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, logger: Logger, timing = { tickMs: 250, quietMs: 300, maxWaitMs: 3000 }): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const tick = async () => {
+    const state = await db.publishState.findUnique({ where: { id: 1 } });
+    const dirty = !state || state.active_version === null || state.change_seq > state.published_seq;
+    if (!dirty) return;
+    const now = Date.now();
+    const quiet = !state || now - state.updated_at.getTime() >= timing.quietMs;
+    const waitedEnough = !state?.dirty_since || now - state.dirty_since.getTime() >= timing.maxWaitMs;
+    if (!quiet && !waitedEnough) return;
+    const result = await publishOnce(db, pool, config, defaults);
+    if (result.outcome === 'published') logger.info({ version: result.version }, 'config snapshot published');
+    else if (result.outcome === 'too_large') logger.error({ detail: result.detail }, 'config snapshot not published');
+  };
+  const timer = setInterval(() => {
+    if (running) return;
+    running = tick()
+      .catch((error: Error) => logger.warn({ err: error.message }, 'publisher tick failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, timing.tickMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

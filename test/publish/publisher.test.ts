@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config/load.js';
+import { publishOnce } from '../../src/publish/publisher.js';
+import { signedHeaders } from '../../src/shared/signing.js';
+import { TestCore, type Json } from '../support/core.js';
+import { eventually } from '../support/eventually.js';
+
+const EDGE_TOKEN = 'cdnedge_publisher-tests-token-0123456789';
+
+describe('config snapshots: publishing and the edge config pull', function () {
+  this.timeout(60000);
+  let core: TestCore;
+  const defaults = { cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false }, ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 } };
+  before(async () => {
+    core = await TestCore.start({ CDN_PUBLISH_ENABLED: 'true', CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN, CDN_CONFIG_SNAPSHOT_KEEP_LAST: '2' });
+  });
+  after(async () => {
+    await core.stop();
+  });
+
+  const versions = async () => (await core.get('/api/v1/config/snapshots')).data.map((row: Json) => row.version);
+  const pull = async (query = '', encoding?: string) => {
+    const path = `/api/v1/edge/config${query}`;
+    const headers = signedHeaders({ token: EDGE_TOKEN, edgeId: 'edge-1', method: 'GET', pathWithQuery: path });
+    return fetch(`${core.url}${path}`, { headers: { ...headers, ...(encoding ? { 'accept-encoding': encoding } : {}) } });
+  };
+  const activeVersion = async () => (await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } })).active_version;
+
+  it('publishes a first snapshot and serves it to a signed edge, gzip-compressed when accepted', async () => {
+    const domain = await core.createDomain('snap.example', { origin_shield_header_name: 'X-Shield', origin_shield_secret: 'shield-secret-1' });
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
+    await core.post(`/api/v1/domains/${domain.id}/origins`, { host: 'origin.snap.example' }, 201);
+    const version = await eventually('a published snapshot containing the domain', async () => {
+      const answer = (await (await pull()).json()) as Json;
+      return answer.data.snapshot?.domains?.some((item: Json) => item.origins.length === 1) ? answer.data.version : undefined;
+    });
+    const answer = (await (await pull()).json()) as Json;
+    expect(answer.data.checksum).to.match(/^[0-9a-f]{64}$/);
+    const item = answer.data.snapshot.domains[0];
+    expect(item.domain.domain).to.equal('snap.example');
+    expect(item.origin_shield).to.deep.equal({ header_name: 'X-Shield', secret: 'shield-secret-1' });
+    const compressed = await pull('', 'gzip');
+    expect(compressed.headers.get('content-encoding')).to.equal('gzip');
+    expect(((await compressed.json()) as Json).data.version).to.equal(version); // fetch decompresses transparently
+    expect((await (await pull(`?if_version=${version}`)).json()) as Json).to.deep.include({ data: { version, checksum: answer.data.checksum, not_modified: true } });
+  });
+
+  it('publishes a burst of 100 changes as one or a few versions', async () => {
+    const before = await activeVersion();
+    const domain = (await core.get('/api/v1/domains')).data[0];
+    await Promise.all(Array.from({ length: 100 }, (_, i) => core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'TXT', name: `burst${i}`, content: `v${i}` }, 201)));
+    await eventually('the burst published', async () => {
+      const state = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
+      return state.change_seq <= state.published_seq ? true : undefined;
+    });
+    const after = await activeVersion();
+    expect(after! - before!).to.be.within(1, 4);
+    const snapshot = ((await (await pull()).json()) as Json).data.snapshot;
+    expect(snapshot.domains[0].records.filter((record: Json) => record.name.startsWith('burst'))).to.have.length(100);
+    expect((await versions()).length).to.be.at.most(3);
+  });
+
+  it('lets only one of two concurrent publishers store a version', async () => {
+    await core.post('/api/v1/domains', { domain: 'race.example' }, 201);
+    const config = loadConfig({ DATABASE_URL: core.databaseUrl });
+    const before = await activeVersion();
+    const results = await Promise.all([publishOnce(core.db, core.core.connection.pool, config, defaults), publishOnce(core.db, core.core.connection.pool, config, defaults)]);
+    expect(results.filter((result) => result.outcome === 'published').length).to.be.at.most(1);
+    expect((await activeVersion())! - before!).to.be.at.most(1);
+  });
+
+  it('refuses an oversized snapshot, keeps the old one active and says so in the overview', async () => {
+    const before = await activeVersion();
+    await core.createDomain('big.example');
+    const tiny = loadConfig({ DATABASE_URL: core.databaseUrl, CDN_EDGE_CONFIG_MAX_BYTES: '1024' });
+    const result = await publishOnce(core.db, core.core.connection.pool, tiny, defaults, { force: true });
+    expect(result.outcome).to.equal('too_large');
+    expect(result.detail).to.match(/exceeds CDN_EDGE_CONFIG_MAX_BYTES \(1024\)/);
+    expect(await activeVersion()).to.equal(before);
+    const warnings = (await core.get('/api/v1/overview/warnings')).data.warnings.map((warning: Json) => warning.code);
+    expect(warnings).to.include('publish_failing');
+  });
+
+  it('rebuilds on demand and answers 401 to an unsigned pull', async () => {
+    const rebuilt = (await core.post('/api/v1/config/snapshots/rebuild', undefined)).data;
+    expect(rebuilt.outcome).to.equal('published');
+    expect((await fetch(`${core.url}/api/v1/edge/config`)).status).to.equal(401);
+    expect(((await (await pull('?if_version=abc')).json()) as Json).field).to.equal('if_version');
+  });
+});
