@@ -6,6 +6,8 @@ import type { Db } from '../db/client.js';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { buildSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
 
+const STORE_TIMEOUT_MS = 120000;
+
 export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large'; version: number | null; detail?: string };
 
 async function pruneSnapshots(db: Db, active: number, keepLast: number, batchSize: number): Promise<void> {
@@ -44,13 +46,17 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
       return { outcome: 'too_large', version: state.active_version, detail };
     }
     const version = (state.active_version ?? 0) + 1;
-    await db.$transaction([
-      db.configSnapshot.create({ data: { version, checksum: built.checksum, size_bytes: built.body.length, payload: new Uint8Array(built.body), source: options.source ?? 'publish', domain_count: built.domainCount } }),
-      db.publishState.update({
-        where: { id: 1 },
-        data: { active_version: version, published_seq: seen, last_publish_at: now, last_attempt_at: now, last_error: null, dirty_since: null },
-      }),
-    ]);
+    // Large snapshots take seconds to write; the version and its activation commit together.
+    await db.$transaction(
+      async (tx) => {
+        await tx.configSnapshot.create({ data: { version, checksum: built.checksum, size_bytes: built.body.length, payload: new Uint8Array(built.body), source: options.source ?? 'publish', domain_count: built.domainCount } });
+        await tx.publishState.update({
+          where: { id: 1 },
+          data: { active_version: version, published_seq: seen, last_publish_at: now, last_attempt_at: now, last_error: null, dirty_since: null },
+        });
+      },
+      { timeout: STORE_TIMEOUT_MS, maxWait: STORE_TIMEOUT_MS },
+    );
     await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
     return { outcome: 'published', version };
   });
