@@ -3,25 +3,14 @@ import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
-import { HttpError } from '../http/errors.js';
+import { withDatabase } from './with-database.js';
 
 type AdminService = typeof import('../features/admin/service.js');
 
 type PasswordOptions = { password?: string; passwordStdin?: boolean };
 
-// The database layer and the service are loaded only when an admin command runs.
-async function withDb<T>(config: Config, work: (db: Db, service: AdminService) => Promise<T>): Promise<T> {
-  const [{ createLogger }, { connect }, service] = await Promise.all([import('../core/logger.js'), import('../db/connect.js'), import('../features/admin/service.js')]);
-  const logger = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
-  const connection = await connect(config, logger, { poolSize: 2, migrate: config.autoMigrate });
-  try {
-    return await work(connection.prisma, service);
-  } catch (error) {
-    if (error instanceof HttpError) throw new Error(error.detail ? `${error.message}: ${error.detail}` : error.message);
-    throw error;
-  } finally {
-    await connection.shutdown();
-  }
+function withDb<T>(config: Config, work: (db: Db, service: AdminService) => Promise<T>): Promise<T> {
+  return withDatabase(config, () => import('../features/admin/service.js'), work);
 }
 
 // The password comes from --password, from stdin (--password-stdin) or is generated and printed once.

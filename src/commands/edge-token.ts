@@ -1,22 +1,12 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
-import { HttpError } from '../http/errors.js';
+import { withDatabase } from './with-database.js';
 
 type TokenService = typeof import('../features/edges/tokens.js');
 
-// The database layer and the service are loaded only when an edge-token command runs.
-async function withDb<T>(config: Config, work: (db: Db, service: TokenService) => Promise<T>): Promise<T> {
-  const [{ createLogger }, { connect }, service] = await Promise.all([import('../core/logger.js'), import('../db/connect.js'), import('../features/edges/tokens.js')]);
-  const connection = await connect(config, createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }), { poolSize: 2, migrate: config.autoMigrate });
-  try {
-    return await work(connection.prisma, service);
-  } catch (error) {
-    if (error instanceof HttpError) throw new Error(error.detail ? `${error.message}: ${error.detail}` : error.message);
-    throw error;
-  } finally {
-    await connection.shutdown();
-  }
+function withDb<T>(config: Config, work: (db: Db, service: TokenService) => Promise<T>): Promise<T> {
+  return withDatabase(config, () => import('../features/edges/tokens.js'), work);
 }
 
 /** `cdn edge-token create|list|revoke`. */
