@@ -4,6 +4,8 @@ import { parsePaging } from '../../http/paging.js';
 import { RawJson, type Route } from '../../http/route.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { ActiveSnapshotCache, publishOnce } from '../../publish/publisher.js';
+import { diffSnapshots, getSnapshot, rollbackSnapshot } from '../../publish/snapshot-history.js';
+import { HttpError } from '../../http/errors.js';
 import type { SnapshotDefaults } from '../../publish/snapshot-builder.js';
 import { cacheDefaults } from '../cache/routes.js';
 import { sslDefaults } from '../ssl/routes.js';
@@ -12,6 +14,18 @@ function ifVersion(query: Record<string, unknown>): number | undefined {
   if (query.if_version === undefined) return undefined;
   if (typeof query.if_version !== 'string' || !/^\d{1,9}$/.test(query.if_version)) throw new ValidationError('if_version', 'if_version must be a snapshot version (integer)');
   return Number(query.if_version);
+}
+
+function versionParam(value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new ValidationError('version', 'version must be an integer');
+  return Number(value);
+}
+
+// Payload, diff and rollback exist only with CDN_CONFIG_SNAPSHOT_HISTORY_ENABLED; otherwise 404 naming it.
+function assertHistory(deps: AppDeps): void {
+  if (!deps.config.configSnapshotHistoryEnabled) {
+    throw new HttpError(404, 'snapshot history is disabled', undefined, 'set CDN_CONFIG_SNAPSHOT_HISTORY_ENABLED=true to read, diff or roll back snapshots');
+  }
 }
 
 /** Snapshot defaults of the routes' schemas, shared by the builder and the background publisher. */
@@ -48,6 +62,36 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
           db.publishState.findUnique({ where: { id: 1 } }),
         ]);
         return { data: rows.map((row) => ({ ...row, active: row.version === state?.active_version, created_at: unixSeconds(row.created_at) })) };
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/config/snapshots/diff',
+      auth: 'api',
+      body: 'snapshot-diff',
+      handler: async ({ db, body }) => {
+        assertHistory(deps);
+        return { data: await diffSnapshots(db, body.from_version, body.to_version) };
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/config/snapshots/:version',
+      auth: 'api',
+      handler: async ({ db, params }) => {
+        assertHistory(deps);
+        return { data: await getSnapshot(db, versionParam(params.version)) };
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/config/snapshots/:version/rollback',
+      auth: 'api',
+      audit: { action: 'snapshot.rollback', target: 'config_snapshot', targetId: ({ params }) => params.version },
+      // Runs outside the request transaction: it takes the publisher's lock and its own transaction.
+      handler: async ({ params }) => {
+        assertHistory(deps);
+        return { data: await rollbackSnapshot(deps.prisma, deps.pool, versionParam(params.version)) };
       },
     },
     {

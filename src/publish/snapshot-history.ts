@@ -1,0 +1,71 @@
+import { isDeepStrictEqual } from 'node:util';
+import type pg from 'pg';
+import type { Db } from '../db/client.js';
+import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
+import { NotFoundError } from '../http/errors.js';
+import { unixSeconds } from '../http/timestamps.js';
+
+type Payload = { domains: ({ domain: { id: string; domain: string } } & Record<string, unknown>)[] } & Record<string, unknown>;
+
+async function snapshotRow(db: Db, version: number) {
+  const row = await db.configSnapshot.findUnique({ where: { version } });
+  if (!row) throw new NotFoundError('config snapshot', String(version));
+  return row;
+}
+
+/** One stored snapshot with its payload. */
+export async function getSnapshot(db: Db, version: number) {
+  const row = await snapshotRow(db, version);
+  return { version: row.version, checksum: row.checksum, size_bytes: row.size_bytes, source: row.source, source_version: row.source_version, created_at: unixSeconds(row.created_at), snapshot: JSON.parse(Buffer.from(row.payload).toString()) };
+}
+
+/**
+ * What changed between two snapshots: domains added and removed (by apex), and
+ * for changed domains the sections that differ (records, origins, a rule kind…);
+ * plus whether the edge-wide settings or the purge list changed.
+ */
+export async function diffSnapshots(db: Db, from: number, to: number) {
+  const [before, after] = await Promise.all([getSnapshot(db, from), getSnapshot(db, to)]);
+  const old = new Map((before.snapshot as Payload).domains.map((item) => [item.domain.domain, item]));
+  const now = new Map((after.snapshot as Payload).domains.map((item) => [item.domain.domain, item]));
+  const changed = [...now]
+    .filter(([apex]) => old.has(apex))
+    .map(([apex, item]) => {
+      const previous = old.get(apex)!;
+      const sections = [...new Set([...Object.keys(previous), ...Object.keys(item)])].flatMap((key) => {
+        if (key !== 'rules') return isDeepStrictEqual(previous[key], item[key]) ? [] : [key];
+        const rules = { ...(previous.rules as object), ...(item.rules as object) };
+        return Object.keys(rules).filter((kind) => !isDeepStrictEqual((previous.rules as Record<string, unknown>)[kind], (item.rules as Record<string, unknown>)[kind])).map((kind) => `rules.${kind}`);
+      });
+      return { domain: apex, sections };
+    })
+    .filter((entry) => entry.sections.length > 0);
+  return {
+    from_version: from,
+    to_version: to,
+    identical: before.checksum === after.checksum,
+    domains_added: [...now.keys()].filter((apex) => !old.has(apex)).sort(),
+    domains_removed: [...old.keys()].filter((apex) => !now.has(apex)).sort(),
+    domains_changed: changed.sort((a, b) => a.domain.localeCompare(b.domain)),
+    edge_settings_changed: !isDeepStrictEqual(before.snapshot.edge, after.snapshot.edge),
+    purges_changed: !isDeepStrictEqual(before.snapshot.purges, after.snapshot.purges),
+  };
+}
+
+/**
+ * Re-publishes an old version's content as a new version (source "rollback"),
+ * under the publisher's lock. The database is not changed: the next change to it
+ * publishes from the database again.
+ */
+export async function rollbackSnapshot(db: Db, pool: pg.Pool, version: number) {
+  return withAdvisoryLock(pool, LOCK_KEYS.publish, async () => {
+    const old = await snapshotRow(db, version);
+    const state = await db.publishState.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
+    const next = (state.active_version ?? 0) + 1;
+    await db.$transaction(async (tx) => {
+      await tx.configSnapshot.create({ data: { version: next, checksum: old.checksum, size_bytes: old.size_bytes, payload: old.payload, source: 'rollback', source_version: old.version, domain_count: old.domain_count } });
+      await tx.publishState.update({ where: { id: 1 }, data: { active_version: next, last_publish_at: new Date() } });
+    });
+    return { version: next, rolled_back_to: old.version, checksum: old.checksum };
+  });
+}

@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config/load.js';
+import { publishOnce } from '../../src/publish/publisher.js';
+import { TestCore, type Json } from '../support/core.js';
+
+const DEFAULTS = {
+  cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false },
+  ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 },
+};
+
+describe('snapshot history: payload, diff and rollback', () => {
+  let core: TestCore;
+  const publish = () => publishOnce(core.db, core.core.connection.pool, loadConfig({ DATABASE_URL: core.databaseUrl }), DEFAULTS);
+
+  describe('with CDN_CONFIG_SNAPSHOT_HISTORY_ENABLED', () => {
+    before(async () => {
+      core = await TestCore.start({ CDN_CONFIG_SNAPSHOT_HISTORY_ENABLED: 'true', CDN_CONFIG_SNAPSHOT_KEEP_LAST: '10' });
+    });
+    after(async () => {
+      await core.stop();
+    });
+
+    it('returns a stored payload, diffs two versions and rolls back to an old one', async () => {
+      const shop = await core.createDomain('shop.history.example');
+      await core.post(`/api/v1/domains/${shop.id}/activate`, { override: true });
+      const first = (await publish()).version!;
+      await core.post(`/api/v1/domains/${shop.id}/origins`, { host: 'origin.history.example' }, 201);
+      const blog = await core.createDomain('blog.history.example');
+      await core.post(`/api/v1/domains/${blog.id}/activate`, { override: true });
+      const second = (await publish()).version!;
+
+      const payload = (await core.get(`/api/v1/config/snapshots/${first}`)).data;
+      expect(payload.snapshot.domains.map((item: Json) => item.domain.domain)).to.deep.equal(['shop.history.example']);
+
+      const diff = (await core.post('/api/v1/config/snapshots/diff', { from_version: first, to_version: second })).data;
+      expect(diff).to.deep.include({ identical: false, domains_added: ['blog.history.example'], domains_removed: [] });
+      expect(diff.domains_changed).to.deep.equal([{ domain: 'shop.history.example', sections: ['origins'] }]);
+
+      const rollback = (await core.post(`/api/v1/config/snapshots/${first}/rollback`, undefined)).data;
+      expect(rollback).to.deep.include({ version: second + 1, rolled_back_to: first, checksum: payload.checksum });
+      const listed = (await core.get('/api/v1/config/snapshots')).data[0];
+      expect(listed).to.include({ version: second + 1, source: 'rollback', active: true });
+      expect((await core.get('/api/v1/audit?limit=1')).data[0]).to.include({ action: 'snapshot.rollback', target_id: String(first) });
+    });
+
+    it('answers 404 for an unknown version and 422 for bad input', async () => {
+      await core.get('/api/v1/config/snapshots/999', 404);
+      await core.post('/api/v1/config/snapshots/999/rollback', undefined, 404);
+      expect((await core.get('/api/v1/config/snapshots/abc', 422)).field).to.equal('version');
+      expect((await core.post('/api/v1/config/snapshots/diff', { from_version: 1 }, 422)).field).to.equal('to_version');
+    });
+  });
+
+  describe('without it', () => {
+    before(async () => {
+      core = await TestCore.start();
+    });
+    after(async () => {
+      await core.stop();
+    });
+
+    it('answers 404 naming the variable for payload, diff and rollback', async () => {
+      await publish();
+      for (const error of [
+        await core.get('/api/v1/config/snapshots/1', 404),
+        await core.post('/api/v1/config/snapshots/diff', { from_version: 1, to_version: 1 }, 404),
+        await core.post('/api/v1/config/snapshots/1/rollback', undefined, 404),
+      ]) {
+        expect(error.error).to.equal('snapshot history is disabled');
+        expect(error.detail).to.include('CDN_CONFIG_SNAPSHOT_HISTORY_ENABLED');
+      }
+      expect((await core.get('/api/v1/config/snapshots')).data).to.have.length(1);
+    });
+  });
+});
