@@ -54,6 +54,8 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
           where: { id: 1 },
           data: { active_version: version, published_seq: seen, last_publish_at: now, last_attempt_at: now, last_error: null, dirty_since: null },
         });
+        // Queued purges now travel to the edges with this version.
+        await tx.purgeRequest.updateMany({ where: { id: { in: built.purgeIds }, status: 'queued' }, data: { status: 'in_progress', config_version: version } });
       },
       { timeout: STORE_TIMEOUT_MS, maxWait: STORE_TIMEOUT_MS },
     );

@@ -10,7 +10,7 @@ import type { SslSettingsInput } from '../features/ssl/settings.js';
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 const PAGE = 500;
 
-export type BuiltSnapshot = { body: Buffer; checksum: string; domainCount: number };
+export type BuiltSnapshot = { body: Buffer; checksum: string; domainCount: number; purgeIds: string[] };
 export type SnapshotDefaults = { cache: CacheSettingsInput; ssl: Required<SslSettingsInput> };
 
 // Edges serve active domains only; the rest are left out of the snapshot.
@@ -48,5 +48,5 @@ export async function buildSnapshot(db: Db, config: Config, defaults: SnapshotDe
     purges: purges.map((purge) => ({ id: purge.id, domain_id: purge.domain_id, scope: purge.scope, value: purge.value, created_at: unixSeconds(purge.created_at) })),
   };
   const body = Buffer.from(JSON.stringify(payload));
-  return { body, checksum: createHash('sha256').update(body).digest('hex'), domainCount: domains.length };
+  return { body, checksum: createHash('sha256').update(body).digest('hex'), domainCount: domains.length, purgeIds: purges.map((purge) => purge.id) };
 }

@@ -6,7 +6,7 @@ import { unixSeconds } from '../../http/timestamps.js';
 import { anycastAddresses } from '../settings/anycast.js';
 import { groupValues } from '../settings/store.js';
 
-export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null };
+export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; purge_acks?: string[] };
 type NodeRow = Awaited<ReturnType<Db['edgeNode']['findFirstOrThrow']>>;
 
 /** In the shared pool: enabled, reported healthy, and a heartbeat within the freshness window. */
@@ -58,7 +58,24 @@ export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, toke
     ...(report.config_version !== undefined ? { config_version: report.config_version } : {}),
   };
   const node = await db.edgeNode.upsert({ where: { edge_id: edgeId }, create: { edge_id: edgeId, registered_at: now, ...state }, update: { ...state, consecutive_failures: 0 } });
+  if (report.purge_acks?.length) await acknowledgePurges(db, edgeId, report.purge_acks, freshSeconds, now);
   return serializeNode(node, freshSeconds, now);
+}
+
+/**
+ * Records that an edge carried out purges (unknown ids are ignored), and
+ * completes each in-progress purge once every edge of the pool has acknowledged it.
+ */
+export async function acknowledgePurges(db: Db, edgeId: string, purgeIds: string[], freshSeconds: number, now = new Date()): Promise<void> {
+  const known = await db.purgeRequest.findMany({ where: { id: { in: purgeIds } }, select: { id: true } });
+  await db.purgeAck.createMany({ data: known.map((purge) => ({ purge_id: purge.id, edge_id: edgeId, acked_at: now })), skipDuplicates: true });
+  const pool = (await poolMembers(db, freshSeconds, now)).map((node) => node.edge_id);
+  if (!pool.length) return;
+  const open = await db.purgeRequest.findMany({ where: { id: { in: known.map((purge) => purge.id) }, status: 'in_progress' }, include: { acks: { select: { edge_id: true } } } });
+  for (const purge of open) {
+    const acked = new Set(purge.acks.map((ack) => ack.edge_id));
+    if (pool.every((edge) => acked.has(edge))) await db.purgeRequest.update({ where: { id: purge.id }, data: { status: 'completed', completed_at: now } });
+  }
 }
 
 /** Every edge with whether it is in the pool. */

@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config/load.js';
+import { publishOnce } from '../../src/publish/publisher.js';
+import { signedHeaders } from '../../src/shared/signing.js';
+import { TestCore, type Json } from '../support/core.js';
+
+const EDGE_TOKEN = 'cdnedge_purge-delivery-tests-0123456789';
+const DEFAULTS = {
+  cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false },
+  ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 },
+};
+
+describe('purge delivery through snapshots and heartbeat acknowledgements', () => {
+  let core: TestCore;
+  let domain: Json;
+  before(async () => {
+    core = await TestCore.start({ CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN });
+    domain = await core.createDomain('purge.example');
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
+  });
+  after(async () => {
+    await core.stop();
+  });
+
+  const heartbeat = async (edgeId: string, extra: object = {}) => {
+    const path = '/api/v1/edge/heartbeat';
+    const body = JSON.stringify({ edge_id: edgeId, ...extra });
+    const headers = signedHeaders({ token: EDGE_TOKEN, edgeId, method: 'POST', pathWithQuery: path, body });
+    const response = await fetch(`${core.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    expect(response.status).to.equal(200);
+  };
+  const publish = () => publishOnce(core.db, core.core.connection.pool, loadConfig({ DATABASE_URL: core.databaseUrl }), DEFAULTS);
+  const purgeStatus = async (id: string) => (await core.get(`/api/v1/domains/${domain.id}/cache/purge-requests/${id}`)).data;
+
+  it('ships a queued purge in the next snapshot and completes it once every pool edge acknowledged it', async () => {
+    await heartbeat('edge-a');
+    await heartbeat('edge-b');
+    const purge = (await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'prefix', value: '/img/' }, 201)).data;
+    const { version } = await publish();
+    const shipped = await purgeStatus(purge.id);
+    expect(shipped).to.include({ status: 'in_progress', config_version: version });
+    const snapshot = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: version! } })).payload).toString());
+    expect(snapshot.purges.map((item: Json) => item.id)).to.deep.equal([purge.id]);
+
+    await heartbeat('edge-a', { purge_acks: [purge.id, 'unknown-purge-id'] });
+    const half = await purgeStatus(purge.id);
+    expect(half.status).to.equal('in_progress');
+    expect(half.acknowledged_by.map((ack: Json) => ack.edge_id)).to.deep.equal(['edge-a']);
+
+    await heartbeat('edge-b', { purge_acks: [purge.id] });
+    const done = await purgeStatus(purge.id);
+    expect(done.status).to.equal('completed');
+    expect(done.completed_at).to.be.a('number');
+
+    await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'everything' }, 201);
+    const next = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: (await publish()).version! } })).payload).toString());
+    expect(next.purges.map((item: Json) => item.id)).to.not.include(purge.id);
+  });
+});
