@@ -18,6 +18,7 @@ import { gitopsRoutes } from '../features/gitops/routes.js';
 import { sslRoutes } from '../features/ssl/routes.js';
 import { edgeRoutes } from '../features/edges/routes.js';
 import { snapshotRoutes } from '../features/snapshots/routes.js';
+import { collectorRoutes } from '../features/collector/routes.js';
 
 /** Every route of the core API. */
 export function coreRoutes(deps: AppDeps): Route[] {
@@ -39,6 +40,7 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...gitopsRoutes(deps),
     ...edgeRoutes(deps),
     ...snapshotRoutes(deps),
+    ...collectorRoutes(deps),
     ...auditRoutes(),
   ];
 }

@@ -1,0 +1,26 @@
+import type { AppDeps } from '../../http/app.js';
+import type { Db } from '../../db/client.js';
+import type { Route } from '../../http/route.js';
+import { validatorFor } from '../../http/validation.js';
+import { ingestUsage } from './usage.js';
+
+const INGEST_TRANSACTION = { timeout: 30000, maxWait: 10000 };
+
+/** The collector: usage events from edges, stored with their aggregates in one transaction per batch. */
+export function collectorRoutes(deps: AppDeps): Route[] {
+  const validate = validatorFor(deps.ajv, 'usage-event');
+  return [
+    {
+      method: 'post',
+      path: '/api/v1/collector/usage',
+      auth: 'edge',
+      body: 'collector-usage',
+      handler: async ({ db, body, actor }) => {
+        const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
+        const options = { validate, storeFullIp: deps.config.storeFullClientIp, retentionDays: deps.config.analyticsRetentionDays };
+        const result = await db.$transaction((tx) => ingestUsage(tx as unknown as Db, body, edgeId, options), INGEST_TRANSACTION);
+        return { data: result };
+      },
+    },
+  ];
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { expect } from 'chai';
+import { signedHeaders } from '../../../src/shared/signing.js';
+import { TestCore, type Json } from '../../support/core.js';
+
+const EDGE_TOKEN = 'cdnedge_collector-tests-token-0123456789';
+
+describe('usage ingest', () => {
+  let core: TestCore;
+  let domain: Json;
+  const now = Math.floor(Date.now() / 1000);
+  before(async () => {
+    core = await TestCore.start({ CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN });
+    domain = await core.createDomain('usage.example');
+  });
+  after(async () => {
+    await core.stop();
+  });
+
+  const ingest = async (batch: object) => {
+    const path = '/api/v1/collector/usage';
+    const body = JSON.stringify(batch);
+    const headers = signedHeaders({ token: EDGE_TOKEN, edgeId: 'edge-1', method: 'POST', pathWithQuery: path, body });
+    const response = await fetch(`${core.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    return { status: response.status, body: (await response.json()) as Json };
+  };
+  const event = (extra: object = {}) => ({ domain: 'www.usage.example', path: '/', status: 200, bytes: 1000, cache_status: 'HIT', timestamp: now - 10, client_country: 'DE', client_ip: '192.0.2.44', ...extra });
+  const hourRequests = async () => Number((await core.db.usageAggregate.findMany({ where: { bucket: 'hour', domain_id: domain.id } })).reduce((sum, row) => sum + row.requests, 0n));
+
+  it('stores valid events with the country and a hashed client IP, and updates every bucket', async () => {
+    const answer = await ingest({ idempotency_key: 'batch-1', events: [event(), event({ cache_status: 'MISS', status: 503, bytes: 10 })] });
+    expect(answer.status).to.equal(200);
+    expect(answer.body.data).to.deep.include({ duplicate: false, accepted: 2, unknown_domain: 0, rejected: [] });
+    const stored = await core.db.usageEvent.findMany({ where: { domain_id: domain.id } });
+    expect(stored.map((row) => row.client_country)).to.deep.equal(['DE', 'DE']);
+    expect(stored[0].client_ip).to.equal(createHash('sha256').update('192.0.2.44').digest('hex'));
+    for (const bucket of ['minute', 'hour', 'day'] as const) {
+      const [row] = await core.db.usageAggregate.findMany({ where: { bucket, domain_id: domain.id } });
+      expect(row).to.deep.include({ requests: 2n, bytes: 1010n, cached_requests: 1n, cached_bytes: 1000n, status_2xx: 1n, status_5xx: 1n });
+    }
+  });
+
+  it('counts a retried batch (same idempotency key) once', async () => {
+    const before = await hourRequests();
+    const retry = await ingest({ idempotency_key: 'batch-1', events: [event(), event()] });
+    expect(retry.body.data).to.deep.include({ duplicate: true, accepted: 0 });
+    expect(await hourRequests()).to.equal(before);
+  });
+
+  it('rejects malformed events one by one and keeps the valid ones of the batch', async () => {
+    const before = await hourRequests();
+    const answer = await ingest({
+      events: [event(), { ...event(), status: 42 }, { ...event(), client_ip: 'not-an-ip' }, { ...event(), timestamp: now + 3600 }, { path: '/' }, event({ domain: 'elsewhere.example' })],
+    });
+    expect(answer.status).to.equal(200);
+    expect(answer.body.data.accepted).to.equal(2);
+    expect(answer.body.data.unknown_domain).to.equal(1);
+    expect(answer.body.data.rejected.map((rejection: Json) => [rejection.index, rejection.field])).to.deep.equal([[1, 'status'], [2, 'client_ip'], [3, 'timestamp'], [4, 'domain']]);
+    expect(await hourRequests()).to.equal(before + 1);
+  });
+
+  it('answers 422 to a batch without events and 401 without a signature', async () => {
+    expect((await ingest({ idempotency_key: 'x' })).status).to.equal(422);
+    expect((await fetch(`${core.url}/api/v1/collector/usage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"events":[]}' })).status).to.equal(401);
+  });
+
+  it('stores the full client IP only when CDN_STORE_FULL_CLIENT_IP says so', async () => {
+    const { ingestUsage } = await import('../../../src/features/collector/usage.js');
+    const { loadApiSchemas, validatorFor } = await import('../../../src/http/validation.js');
+    const validate = validatorFor(loadApiSchemas(), 'usage-event');
+    await ingestUsage(core.db, { events: [event({ client_ip: '2001:db8::77', path: '/full-ip' })] }, 'edge-1', { validate, storeFullIp: true, retentionDays: 30 });
+    const row = await core.db.usageEvent.findFirstOrThrow({ where: { path: '/full-ip' } });
+    expect(row.client_ip).to.equal('2001:db8::77');
+  });
+});
