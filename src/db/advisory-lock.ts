@@ -5,6 +5,8 @@ export const LOCK_KEYS = {
   migrate: 72707369,
   publish: 72707370,
   dnsSync: 72707371,
+  // Two-key locks: (securityQueue, hash of edge/queue) serializes one edge queue's pushes.
+  securityQueue: 72707372,
 } as const;
 
 /** Runs `work` on one dedicated connection while holding a session advisory lock, waiting for it if taken. */

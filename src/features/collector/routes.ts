@@ -2,14 +2,27 @@ import type { AppDeps } from '../../http/app.js';
 import type { Db } from '../../db/client.js';
 import type { Route } from '../../http/route.js';
 import { validatorFor } from '../../http/validation.js';
+import { ingestSecurityEvents } from './security.js';
 import { ingestUsage } from './usage.js';
 
 const INGEST_TRANSACTION = { timeout: 30000, maxWait: 10000 };
 
-/** The collector: usage events from edges, stored with their aggregates in one transaction per batch. */
+/** The collector: usage events (with their aggregates) and security events from edges, one transaction per batch. */
 export function collectorRoutes(deps: AppDeps): Route[] {
   const validate = validatorFor(deps.ajv, 'usage-event');
+  const validateSecurity = validatorFor(deps.ajv, 'security-event');
   return [
+    {
+      method: 'post',
+      path: '/api/v1/collector/security-events',
+      auth: 'edge',
+      body: 'collector-security-events',
+      handler: async ({ db, body, actor }) => {
+        const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
+        const options = { validate: validateSecurity, storeFullIp: deps.config.storeFullClientIp };
+        return { data: await db.$transaction((tx) => ingestSecurityEvents(tx as unknown as Db, body, edgeId, options), INGEST_TRANSACTION) };
+      },
+    },
     {
       method: 'post',
       path: '/api/v1/collector/usage',

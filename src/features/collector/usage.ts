@@ -28,8 +28,8 @@ function checkEvent(validate: ValidateFunction, event: unknown, index: number, n
   return undefined;
 }
 
-// The domain of a host: the longest known apex that is the host or one of its parents.
-async function domainIds(db: Db, hosts: string[]): Promise<Map<string, string | null>> {
+/** The domain of each host: the longest known apex that is the host or one of its parents. */
+export async function domainIds(db: Db, hosts: string[]): Promise<Map<string, string | null>> {
   const candidates = new Set<string>();
   for (const host of hosts) {
     const labels = host.toLowerCase().replace(/\.$/, '').split('.');
