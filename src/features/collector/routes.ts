@@ -2,6 +2,7 @@ import type { AppDeps } from '../../http/app.js';
 import type { Db } from '../../db/client.js';
 import type { Route } from '../../http/route.js';
 import { validatorFor } from '../../http/validation.js';
+import { ingestOriginHealth } from './origin-health.js';
 import { ingestSecurityEvents } from './security.js';
 import { ingestUsage } from './usage.js';
 
@@ -12,6 +13,16 @@ export function collectorRoutes(deps: AppDeps): Route[] {
   const validate = validatorFor(deps.ajv, 'usage-event');
   const validateSecurity = validatorFor(deps.ajv, 'security-event');
   return [
+    {
+      method: 'post',
+      path: '/api/v1/collector/origin-health',
+      auth: 'edge',
+      body: 'collector-origin-health',
+      handler: async ({ db, body, actor }) => {
+        const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
+        return { data: await db.$transaction((tx) => ingestOriginHealth(tx as unknown as Db, body.observations, edgeId), INGEST_TRANSACTION) };
+      },
+    },
     {
       method: 'post',
       path: '/api/v1/collector/security-events',
