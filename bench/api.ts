@@ -1,8 +1,7 @@
 // npm run bench:api — loads 1,000 domains with 5 DNS records each into a fresh database, starts
 // `cdn core` as a separate process, then drives two read endpoints with autocannon
 // (50 connections, 10 s each) and prints requests/s and p50/p99 latency.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { startCoreProcess } from './core-process.js';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { migrate } from '../src/db/migrator.js';
@@ -36,18 +35,6 @@ async function loadData(url: string): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-function startCore(url: string): Promise<{ child: ChildProcess; base: string }> {
-  const env = { ...process.env, DATABASE_URL: url, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', CDN_API_TOKEN: TOKEN, CDN_AUTO_MIGRATE: 'false' };
-  const child = spawn(process.execPath, ['bin/cdn.js', 'core'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`core exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      if (entry.msg === 'core listening') resolve({ child, base: entry.url! });
-    });
-  });
-}
-
 async function drive(title: string, base: string, paths: () => string): Promise<autocannon.Result> {
   const result = await autocannon({
     url: base,
@@ -68,15 +55,13 @@ async function main(): Promise<void> {
   const started = Date.now();
   const ids = await loadData(url);
   console.log(`loaded ${DOMAINS} domains x ${RECORDS_PER_DOMAIN} records in ${Date.now() - started} ms`);
-  const { child, base } = await startCore(url);
+  const { base, stop } = await startCoreProcess(url, { CDN_API_TOKEN: TOKEN, CDN_AUTO_MIGRATE: 'false' });
   try {
     await drive('warm-up', base, () => '/api/v1/domains?limit=100');
     await drive('GET /api/v1/domains?limit=100', base, () => `/api/v1/domains?limit=100&offset=${100 * Math.floor(Math.random() * 10)}`);
     await drive('GET /api/v1/domains/{id}/dns/records', base, () => `/api/v1/domains/${ids[Math.floor(Math.random() * ids.length)]}/dns/records`);
   } finally {
-    child.removeAllListeners('exit');
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stop();
     await dropTestDatabase(url);
     await stopSharedServer();
   }

@@ -2,8 +2,7 @@
 // sustained usage ingest with 500-event batches (4 in flight), then the latency of the
 // not-modified config pull (signed GET /api/v1/edge/config?if_version=current, autocannon,
 // 20 connections, 10 s). Targets (issue #5): over 20,000 events/s; pull p99 under 5 ms.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { startCoreProcess } from './core-process.js';
 import autocannon from 'autocannon';
 import { signedHeaders } from '../src/shared/signing.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
@@ -13,18 +12,6 @@ const BATCH = 500;
 const BATCHES = 200;
 const IN_FLIGHT = 4;
 
-function startCore(url: string): Promise<{ child: ChildProcess; base: string }> {
-  const env = { ...process.env, DATABASE_URL: url, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN };
-  const child = spawn(process.execPath, ['bin/cdn.js', 'core'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`core exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      if (entry.msg === 'core listening') resolve({ child, base: entry.url! });
-    });
-  });
-}
-
 async function signed(base: string, method: string, path: string, body?: string) {
   const headers = signedHeaders({ token: TOKEN, edgeId: 'bench-edge', method, pathWithQuery: path, body: body ?? '' });
   const response = await fetch(`${base}${path}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body });
@@ -33,7 +20,7 @@ async function signed(base: string, method: string, path: string, body?: string)
 }
 
 const url = await createTestDatabase();
-const { child, base } = await startCore(url);
+const { base, stop } = await startCoreProcess(url, { CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN });
 try {
   for (let i = 0; i < 10; i++) {
     const created = await (await fetch(`${base}/api/v1/domains`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ domain: `ingest${i}.example` }) })).json();
@@ -69,9 +56,7 @@ try {
   });
   console.log(`not-modified config pull: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
 } finally {
-  child.removeAllListeners('exit');
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  await stop();
   await dropTestDatabase(url);
   await stopSharedServer();
 }

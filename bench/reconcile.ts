@@ -3,12 +3,11 @@
 // full apply, a no-op reconcile (load + validate + live read + plan), and the commit-to-applied
 // latency of a one-record change announced by a signed push hook.
 // Targets (issue #4): no-op under 3 s, one-record change applied under 1 s after the webhook.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
+import { startCoreProcess } from './core-process.js';
 import { simpleGit } from 'simple-git';
 import { ApiClient } from '../src/gitops/api-client.js';
 import { buildPlan } from '../src/gitops/engine.js';
@@ -19,17 +18,6 @@ import { writeBenchRepository } from './gitops-fixture.js';
 
 const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 500);
 const SECRET = 'bench-webhook-secret';
-
-function startCore(url: string, env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['bin/cdn.js', 'core'], { env: { ...process.env, DATABASE_URL: url, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`core exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      if (entry.msg === 'core listening') resolve({ child, base: entry.url! });
-    });
-  });
-}
 
 async function runOf(client: ApiClient, sha: string): Promise<Record<string, any>> {
   for (;;) {
@@ -51,7 +39,7 @@ await git.add('.').commit('500 domains').push('origin', 'main');
 const firstSha = (await git.revparse(['HEAD'])).trim();
 
 const started = performance.now();
-const { child, base } = await startCore(url, {
+const { base, stop } = await startCoreProcess(url, {
   CDN_GITOPS_REPO: `file://${path.join(dir, 'remote.git')}`,
   CDN_GITOPS_INTERVAL_SECONDS: '3600',
   CDN_GITOPS_WEBHOOK_SECRET: SECRET,
@@ -81,9 +69,7 @@ try {
     console.log(`one-record change, webhook to applied ${((performance.now() - hookAt) / 1000).toFixed(2)} s — status ${run.status}, ${JSON.stringify(run.counts)}`);
   }
 } finally {
-  child.removeAllListeners('exit');
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  await stop();
   await rm(dir, { recursive: true, force: true });
   await dropTestDatabase(url);
   await stopSharedServer();

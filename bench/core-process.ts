@@ -1,0 +1,24 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export type CoreProcess = { child: ChildProcess; base: string; stop: () => Promise<void> };
+
+/** Starts `cdn core` as its own process on `databaseUrl` with extra env, resolving once it listens. */
+export function startCoreProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<CoreProcess> {
+  const child = spawn(process.execPath, ['bin/cdn.js', 'core'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const stop = async () => {
+    child.removeAllListeners('exit');
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  };
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`core exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg === 'core listening') resolve({ child, base: entry.url!, stop });
+    });
+  });
+}
