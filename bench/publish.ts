@@ -37,7 +37,7 @@ for (const count of [1000, 10000]) {
     const config = loadConfig({ DATABASE_URL: url, CDN_EDGE_CONFIG_MAX_BYTES: String(512 * 1024 * 1024) });
     for (const round of [1, 2]) {
       const started = performance.now();
-      const built = await buildSnapshot(database.prisma, config, DEFAULTS);
+      const built = await buildSnapshot(database.prisma, database.pool, config, DEFAULTS);
       const ms = performance.now() - started;
       console.log(`${String(count).padStart(6)} domains, build run ${round}: ${ms.toFixed(0)} ms, ${(built.body.length / 1024 / 1024).toFixed(2)} MiB`);
     }

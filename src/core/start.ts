@@ -9,7 +9,7 @@ import { ensureBootstrapAdmin } from '../features/admin/service.js';
 import { ensureBootstrapEdgeToken } from '../features/edges/tokens.js';
 import { startPublisher } from '../publish/publisher.js';
 import { snapshotDefaults } from '../features/snapshots/routes.js';
-import { pruneNonces } from '../features/edges/edge-auth.js';
+import { startHousekeeping } from './housekeeping.js';
 import { coreRoutes } from './routes.js';
 import { ApiClient } from '../gitops/api-client.js';
 import { GitopsController } from '../gitops/controller.js';
@@ -32,7 +32,6 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 const GRACE_MS = 5000;
-const NONCE_PRUNE_INTERVAL_MS = 60000;
 
 // Stops accepting connections, lets in-flight requests finish for a few seconds, then cuts the rest.
 async function closeGracefully(server: Server): Promise<void> {
@@ -72,14 +71,11 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
     gitops.controller = startGitops(config, url, logger);
     const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' })) : async () => {};
-    const nonceTimer = setInterval(() => {
-      pruneNonces(connection.prisma).catch((error: Error) => logger.warn({ err: error.message }, 'nonce pruning failed'));
-    }, NONCE_PRUNE_INTERVAL_MS);
-    nonceTimer.unref();
+    const stopHousekeeping = startHousekeeping(connection, config, logger.child({ component: 'housekeeping' }));
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
-        clearInterval(nonceTimer);
+        stopHousekeeping();
         await stopPublisher();
         await gitops.controller?.stop();
         await closeGracefully(httpServer);

@@ -14,6 +14,9 @@ export type Database = { prisma: PrismaClient; pool: pg.Pool; close: () => Promi
 export function openDatabase(url: string, logger: Logger, max = 10): Database {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 });
   pool.on('error', (error) => logger.warn({ err: error.message }, 'idle database connection lost'));
+  // A connection can also be cut while checked out between queries (a server restart or shutdown);
+  // without a listener that error would end the process.
+  pool.on('connect', (client) => client.on('error', (error) => logger.warn({ err: error.message }, 'database connection lost')));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,

@@ -4,9 +4,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
-import { buildSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
-
-const STORE_TIMEOUT_MS = 120000;
+import { inTransaction } from '../db/transaction.js';
+import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
 
 export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large'; version: number | null; detail?: string };
 
@@ -20,6 +19,21 @@ async function pruneSnapshots(db: Db, active: number, keepLast: number, batchSiz
   }
 }
 
+type Stored = { version: number; built: BuiltSnapshot; seen: bigint; now: Date; source: string };
+
+/**
+ * Stores a version and activates it in one transaction (raw pg: tens of MiB go
+ * through as one bytea parameter), moving the purges it carries to in_progress.
+ */
+async function storeSnapshot(client: pg.PoolClient, stored: Stored): Promise<void> {
+  const { version, built, seen, now, source } = stored;
+  await inTransaction(client, async () => {
+    await client.query('INSERT INTO config_snapshots (version, checksum, size_bytes, payload, source, domain_count) VALUES ($1, $2, $3, $4, $5, $6)', [version, built.checksum, built.body.length, built.body, source, built.domainCount]);
+    await client.query('UPDATE publish_state SET active_version = $1, published_seq = $2, last_publish_at = $3, last_attempt_at = $3, last_error = NULL, dirty_since = NULL, updated_at = now() WHERE id = 1', [version, seen, now]);
+    await client.query("UPDATE purge_requests SET status = 'in_progress', config_version = $1, updated_at = now() WHERE id = ANY($2::text[]) AND status = 'queued'", [version, built.purgeIds]);
+  });
+}
+
 /**
  * Publishes a new snapshot when the config is dirty: one publisher at a time
  * (advisory lock, safe with several cores). The change counter is read before
@@ -29,12 +43,12 @@ async function pruneSnapshots(db: Db, active: number, keepLast: number, batchSiz
  * the old one active.
  */
 export async function publishOnce(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, options: { force?: boolean; source?: string } = {}): Promise<PublishResult> {
-  return withAdvisoryLock(pool, LOCK_KEYS.publish, async () => {
+  return withAdvisoryLock(pool, LOCK_KEYS.publish, async (client) => {
     const state = await db.publishState.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
     if (!options.force && state.active_version !== null && state.change_seq <= state.published_seq) return { outcome: 'up_to_date', version: state.active_version };
     const seen = state.change_seq;
     const now = new Date();
-    const built = await buildSnapshot(db, config, defaults);
+    const built = await buildSnapshot(db, pool, config, defaults);
     const active = state.active_version === null ? null : await db.configSnapshot.findUnique({ where: { version: state.active_version }, select: { checksum: true } });
     if (active?.checksum === built.checksum && !options.force) {
       await db.publishState.update({ where: { id: 1 }, data: { published_seq: seen, last_attempt_at: now, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
@@ -46,19 +60,7 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
       return { outcome: 'too_large', version: state.active_version, detail };
     }
     const version = (state.active_version ?? 0) + 1;
-    // Large snapshots take seconds to write; the version and its activation commit together.
-    await db.$transaction(
-      async (tx) => {
-        await tx.configSnapshot.create({ data: { version, checksum: built.checksum, size_bytes: built.body.length, payload: new Uint8Array(built.body), source: options.source ?? 'publish', domain_count: built.domainCount } });
-        await tx.publishState.update({
-          where: { id: 1 },
-          data: { active_version: version, published_seq: seen, last_publish_at: now, last_attempt_at: now, last_error: null, dirty_since: null },
-        });
-        // Queued purges now travel to the edges with this version.
-        await tx.purgeRequest.updateMany({ where: { id: { in: built.purgeIds }, status: 'queued' }, data: { status: 'in_progress', config_version: version } });
-      },
-      { timeout: STORE_TIMEOUT_MS, maxWait: STORE_TIMEOUT_MS },
-    );
+    await storeSnapshot(client, { version, built, seen, now, source: options.source ?? 'publish' });
     await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
     return { outcome: 'published', version };
   });
@@ -68,11 +70,13 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
 export class ActiveSnapshotCache {
   private cached: { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: Buffer } | undefined;
 
-  async get(db: Db) {
-    const state = await db.publishState.findUnique({ where: { id: 1 }, select: { active_version: true } });
-    if (state?.active_version == null) return undefined;
-    if (this.cached?.version === state.active_version) return this.cached;
-    const row = await db.configSnapshot.findUnique({ where: { version: state.active_version } });
+  // The active version is read on every pull (one indexed row over raw pg), so a new publish is seen at once by every core.
+  async get(db: Db, pool: pg.Pool) {
+    const state = await pool.query<{ active_version: number | null }>({ name: 'active-version', text: 'SELECT active_version FROM publish_state WHERE id = 1' });
+    const activeVersion = state.rows[0]?.active_version ?? null;
+    if (activeVersion === null) return undefined;
+    if (this.cached?.version === activeVersion) return this.cached;
+    const row = await db.configSnapshot.findUnique({ where: { version: activeVersion } });
     if (!row) return undefined;
     const json = Buffer.concat([Buffer.from(`{"data":{"version":${row.version},"checksum":"${row.checksum}","created_at":${Math.floor(row.created_at.getTime() / 1000)},"snapshot":`), Buffer.from(row.payload), Buffer.from('}}')]);
     this.cached = { version: row.version, checksum: row.checksum, createdAt: row.created_at, json, gzip: gzipSync(json) };

@@ -1,52 +1,131 @@
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
-import { unixSeconds } from '../http/timestamps.js';
 import type { CacheSettingsInput } from '../features/cache/settings.js';
-import { exportDomains } from '../features/export/service.js';
 import { groupValues } from '../features/settings/store.js';
 import type { SslSettingsInput } from '../features/ssl/settings.js';
-
-export const SNAPSHOT_SCHEMA_VERSION = 1;
-const PAGE = 500;
+import { SNAPSHOT_RULE_KINDS, SNAPSHOT_SCHEMA_VERSION, type ConfigSnapshot, type SnapshotDomain, type SnapshotOrigin, type SnapshotRuleKind } from '../shared/snapshot.js';
+import { snapshotRules, type RuleRow } from './snapshot-rules.js';
 
 export type BuiltSnapshot = { body: Buffer; checksum: string; domainCount: number; purgeIds: string[] };
 export type SnapshotDefaults = { cache: CacheSettingsInput; ssl: Required<SslSettingsInput> };
 
-// Edges serve active domains only; the rest are left out of the snapshot.
-async function activeDomains(db: Db, defaults: SnapshotDefaults) {
-  const domains = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await exportDomains(db, { limit: PAGE, offset }, defaults.cache, defaults.ssl);
-    domains.push(...page.filter((item) => item.domain.status === 'active'));
-    if (page.length < PAGE) return domains;
+const RULE_TABLES: Record<SnapshotRuleKind, string> = {
+  'ip-rules': 'ip_rules',
+  'waf-rules': 'waf_rules',
+  'rate-limits': 'rate_limit_rules',
+  redirects: 'redirect_rules',
+  'page-rules': 'page_rules',
+  'cache-rules': 'cache_rules',
+  headers: 'header_rules',
+};
+const CACHE_FIELDS = ['caching_enabled', 'default_edge_ttl_seconds', 'browser_ttl_seconds', 'respect_origin_cache_control', 'query_string_mode', 'stale_while_revalidate_seconds', 'stale_if_error_seconds', 'development_mode'] as const;
+const SSL_FIELDS = ['mode', 'always_https', 'min_tls_version', 'hsts_enabled', 'hsts_max_age'] as const;
+const ACTIVE = `JOIN domains d ON d.id = t.domain_id AND d.status = 'active'`;
+
+type DomainRow = { id: string; domain: string; zone_name: string; origin_shield_header_name: string | null; origin_shield_secret: string | null; cache: Record<string, unknown> | null; ssl: Record<string, unknown> | null };
+type OriginRow = Record<string, unknown> & { domain_id: string };
+type CertificateRow = { id: string; domain_id: string; hostnames: string[]; not_after: Date | null; certificate_pem: string; chain_pem: string | null };
+
+function groupBy<T extends { domain_id: string }>(rows: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = groups.get(row.domain_id);
+    if (list) list.push(row);
+    else groups.set(row.domain_id, [row]);
   }
+  return groups;
+}
+
+function pick<K extends string>(fields: readonly K[], row: Record<string, unknown> | null, defaults: Record<K, unknown>): Record<K, unknown> {
+  return Object.fromEntries(fields.map((field) => [field, row ? row[field] : defaults[field]])) as Record<K, unknown>;
+}
+
+function snapshotOrigin(row: OriginRow): SnapshotOrigin {
+  return {
+    id: row.id as string,
+    host: row.host as string,
+    scheme: row.scheme as string,
+    port: row.port as number,
+    role: row.role as SnapshotOrigin['role'],
+    weight: row.weight as number,
+    host_header: row.host_header as string | null,
+    health_status: row.health_status as string,
+    health_check_path: row.monitored ? (row.health_check_path as string) : null,
+    timeouts: { connect_ms: row.connect_timeout_ms as number, read_ms: row.read_timeout_ms as number },
+    retries: { max: row.max_retries as number, non_idempotent: row.retry_non_idempotent as boolean, budget_percent: row.retry_budget_percent as number, budget_min_per_second: row.retry_budget_min_per_second as number },
+    circuit_breaker: row.circuit_breaker_enabled
+      ? { failure_threshold: row.circuit_breaker_failure_threshold as number, window_seconds: row.circuit_breaker_window_seconds as number, cooldown_seconds: row.circuit_breaker_cooldown_seconds as number }
+      : null,
+    limits: { max_connections: row.max_connections as number | null, max_pending_requests: row.max_pending_requests as number | null },
+    shield: row.shield ? { region: row.shield_region as string | null } : null,
+  };
+}
+
+// One query per table for every active domain; only the columns and rows an edge uses.
+async function readTables(pool: pg.Pool) {
+  const [domains, hostnames, origins, certificates, ...rules] = await Promise.all([
+    pool.query<DomainRow>(`
+      SELECT d.id, d.domain, d.zone_name, d.origin_shield_header_name, d.origin_shield_secret, to_jsonb(c) AS cache, to_jsonb(s) AS ssl
+      FROM domains d LEFT JOIN cache_settings c ON c.domain_id = d.id LEFT JOIN ssl_settings s ON s.domain_id = d.id
+      WHERE d.status = 'active'`),
+    pool.query<{ domain_id: string; name: string }>(`SELECT t.domain_id, t.name FROM dns_records t ${ACTIVE} WHERE t.proxied AND t.enabled AND t.type IN ('A', 'AAAA', 'CNAME')`),
+    pool.query<OriginRow>(`SELECT t.* FROM origins t ${ACTIVE} WHERE t.enabled AND NOT t.drained ORDER BY t.domain_id, t.role, t.created_at, t.id`),
+    pool.query<CertificateRow>(`SELECT t.id, t.domain_id, t.hostnames, t.not_after, t.certificate_pem, t.chain_pem FROM ssl_certificates t ${ACTIVE} WHERE t.status = 'active' AND t.certificate_pem IS NOT NULL ORDER BY t.domain_id, t.created_at, t.id`),
+    ...SNAPSHOT_RULE_KINDS.map((kind) => pool.query<RuleRow>(`SELECT t.* FROM ${RULE_TABLES[kind]} t ${ACTIVE} WHERE t.enabled`)),
+  ]);
+  return { domains: domains.rows, hostnames: groupBy(hostnames.rows), origins: groupBy(origins.rows), certificates: groupBy(certificates.rows), rules: rules.map((result) => groupBy(result.rows)) };
+}
+
+function fqdn(name: string, zone: string): string {
+  return (name === '@' ? zone : `${name}.${zone}`).toLowerCase();
+}
+
+async function snapshotDomains(pool: pg.Pool, config: Config, defaults: SnapshotDefaults): Promise<SnapshotDomain[]> {
+  const tables = await readTables(pool);
+  return tables.domains
+    .sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0))
+    .map((row) => ({
+      id: row.id,
+      domain: row.domain,
+      hostnames: [...new Set((tables.hostnames.get(row.id) ?? []).map((record) => fqdn(record.name, row.zone_name)))].sort(),
+      origin_shield: row.origin_shield_header_name ? { header_name: row.origin_shield_header_name, secret: row.origin_shield_secret } : null,
+      origins: (tables.origins.get(row.id) ?? []).map(snapshotOrigin),
+      cache: pick(CACHE_FIELDS, row.cache, defaults.cache),
+      ssl: pick(SSL_FIELDS, row.ssl, defaults.ssl),
+      certificates: (tables.certificates.get(row.id) ?? []).map((certificate) => ({
+        id: certificate.id,
+        hostnames: certificate.hostnames,
+        not_after: certificate.not_after ? Math.floor(certificate.not_after.getTime() / 1000) : null,
+        certificate_pem: certificate.certificate_pem,
+        chain_pem: certificate.chain_pem,
+      })),
+      rules: Object.fromEntries(SNAPSHOT_RULE_KINDS.map((kind, index) => [kind, snapshotRules(kind, tables.rules[index].get(row.id) ?? [], config.edgeChallengeDifficulty)])) as SnapshotDomain['rules'],
+    }));
 }
 
 /**
- * The complete, self-contained data an edge needs, as canonical JSON bytes with
- * their SHA-256: active domains with their records, origins (resilience policy
- * included), every rule kind in evaluation order, cache and SSL settings;
- * pending purges; and the edge-wide settings. Content only (no version or time),
- * so an unchanged configuration has an unchanged checksum.
+ * The complete, self-contained data an edge needs (schemas/snapshot/config-snapshot.schema.json):
+ * active domains with the hostnames they serve, routable origins with their
+ * resilience policy, cache and SSL settings, active certificates and every rule
+ * kind compiled for matching; pending purges; the edge-wide settings. Canonical
+ * JSON bytes with their SHA-256, content only (no version or time), so an
+ * unchanged configuration has an unchanged checksum.
  */
-export async function buildSnapshot(db: Db, config: Config, defaults: SnapshotDefaults): Promise<BuiltSnapshot> {
+export async function buildSnapshot(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults): Promise<BuiltSnapshot> {
   const [domains, purges, security, edge] = await Promise.all([
-    activeDomains(db, defaults),
+    snapshotDomains(pool, config, defaults),
     db.purgeRequest.findMany({ where: { status: { in: ['queued', 'in_progress'] } }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] }),
     groupValues(db, 'security'),
     groupValues(db, 'edge'),
   ]);
-  // The edge sends the shield header to origins, so it needs the write-only secret the API never shows.
-  const secrets = new Map(
-    (await db.domain.findMany({ where: { status: 'active', origin_shield_secret: { not: null } }, select: { id: true, origin_shield_secret: true } })).map((row) => [row.id, row.origin_shield_secret]),
-  );
-  const payload = {
+  const snapshot: ConfigSnapshot = {
     schema_version: SNAPSHOT_SCHEMA_VERSION,
     edge: { challenge_difficulty: config.edgeChallengeDifficulty, security, ...edge },
-    domains: domains.map((item) => ({ ...item, origin_shield: { header_name: item.domain.origin_shield_header_name, secret: secrets.get(item.domain.id) ?? null } })),
-    purges: purges.map((purge) => ({ id: purge.id, domain_id: purge.domain_id, scope: purge.scope, value: purge.value, created_at: unixSeconds(purge.created_at) })),
+    domains,
+    purges: purges.map((purge) => ({ id: purge.id, domain_id: purge.domain_id, scope: purge.scope, value: purge.value, created_at: Math.floor(purge.created_at.getTime() / 1000) })),
   };
-  const body = Buffer.from(JSON.stringify(payload));
+  const body = Buffer.from(JSON.stringify(snapshot));
   return { body, checksum: createHash('sha256').update(body).digest('hex'), domainCount: domains.length, purgeIds: purges.map((purge) => purge.id) };
 }

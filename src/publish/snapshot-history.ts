@@ -5,7 +5,7 @@ import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { NotFoundError } from '../http/errors.js';
 import { unixSeconds } from '../http/timestamps.js';
 
-type Payload = { domains: ({ domain: { id: string; domain: string } } & Record<string, unknown>)[] } & Record<string, unknown>;
+type Payload = { domains: ({ domain: string } & Record<string, unknown>)[] } & Record<string, unknown>;
 
 async function snapshotRow(db: Db, version: number) {
   const row = await db.configSnapshot.findUnique({ where: { version } });
@@ -21,13 +21,13 @@ export async function getSnapshot(db: Db, version: number) {
 
 /**
  * What changed between two snapshots: domains added and removed (by apex), and
- * for changed domains the sections that differ (records, origins, a rule kind…);
+ * for changed domains the sections that differ (hostnames, origins, a rule kind…);
  * plus whether the edge-wide settings or the purge list changed.
  */
 export async function diffSnapshots(db: Db, from: number, to: number) {
   const [before, after] = await Promise.all([getSnapshot(db, from), getSnapshot(db, to)]);
-  const old = new Map((before.snapshot as Payload).domains.map((item) => [item.domain.domain, item]));
-  const now = new Map((after.snapshot as Payload).domains.map((item) => [item.domain.domain, item]));
+  const old = new Map((before.snapshot as Payload).domains.map((item) => [item.domain, item]));
+  const now = new Map((after.snapshot as Payload).domains.map((item) => [item.domain, item]));
   const changed = [...now]
     .filter(([apex]) => old.has(apex))
     .map(([apex, item]) => {

@@ -30,7 +30,7 @@ describe('snapshot history: payload, diff and rollback', () => {
       const second = (await publish()).version!;
 
       const payload = (await core.get(`/api/v1/config/snapshots/${first}`)).data;
-      expect(payload.snapshot.domains.map((item: Json) => item.domain.domain)).to.deep.equal(['shop.history.example']);
+      expect(payload.snapshot.domains.map((item: Json) => item.domain)).to.deep.equal(['shop.history.example']);
 
       const diff = (await core.post('/api/v1/config/snapshots/diff', { from_version: first, to_version: second })).data;
       expect(diff).to.deep.include({ identical: false, domains_added: ['blog.history.example'], domains_removed: [] });

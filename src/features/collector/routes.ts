@@ -2,6 +2,7 @@ import type { AppDeps } from '../../http/app.js';
 import type { Db } from '../../db/client.js';
 import type { Route } from '../../http/route.js';
 import { validatorFor } from '../../http/validation.js';
+import { inTransaction } from '../../db/transaction.js';
 import { ingestOriginHealth } from './origin-health.js';
 import { ingestSecurityEvents } from './security.js';
 import { ingestUsage } from './usage.js';
@@ -39,11 +40,11 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/collector/usage',
       auth: 'edge',
       body: 'collector-usage',
-      handler: async ({ db, body, actor }) => {
+      // The hottest write path: raw pg, a handful of statements per batch.
+      handler: async ({ body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
         const options = { validate, storeFullIp: deps.config.storeFullClientIp, retentionDays: deps.config.analyticsRetentionDays };
-        const result = await db.$transaction((tx) => ingestUsage(tx as unknown as Db, body, edgeId, options), INGEST_TRANSACTION);
-        return { data: result };
+        return { data: await inTransaction(deps.pool, (client) => ingestUsage(client, body, edgeId, options)) };
       },
     },
   ];

@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/client.js';
 import { LOCK_KEYS } from '../../db/advisory-lock.js';
 import { schemaProblem } from '../../http/validation.js';
-import { domainIds, type Rejection } from './usage.js';
+import { storedClientIp } from './client-ip.js';
+import { apexCandidates, domainOfHosts } from './domain-lookup.js';
+import type { Rejection } from './usage.js';
 
 type SecurityEventInput = { domain: string; kind: string; action: string; rule_id?: string | null; method?: string | null; path?: string | null; client_country?: string | null; client_ip?: string | null; user_agent?: string | null; details?: object; timestamp: number };
 
@@ -39,7 +40,8 @@ export async function ingestSecurityEvents(db: Db, batch: { idempotency_key?: st
     if (rejection) rejected.push(rejection);
     else valid.push(event as SecurityEventInput);
   });
-  const ids = await domainIds(db, [...new Set(valid.map((event) => event.domain))]);
+  const hosts = new Set(valid.map((event) => event.domain));
+  const ids = domainOfHosts(hosts, await db.domain.findMany({ where: { domain: { in: apexCandidates(hosts) } }, select: { id: true, domain: true } }));
   await db.securityEvent.createMany({
     data: valid.map((event) => ({
       domain_id: ids.get(event.domain) ?? null,
@@ -51,7 +53,7 @@ export async function ingestSecurityEvents(db: Db, batch: { idempotency_key?: st
       method: event.method ?? null,
       path: event.path ?? null,
       client_country: event.client_country ?? null,
-      client_ip: event.client_ip ? (options.storeFullIp ? event.client_ip : createHash('sha256').update(event.client_ip).digest('hex')) : null,
+      client_ip: storedClientIp(event.client_ip, options.storeFullIp),
       user_agent: event.user_agent ?? null,
       details: (event.details ?? {}) as object,
       occurred_at: new Date(event.timestamp * 1000),

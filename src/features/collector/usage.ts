@@ -1,14 +1,15 @@
-import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { ValidateFunction } from 'ajv';
-import type { Db } from '../../db/client.js';
-import { Prisma } from '../../generated/prisma/client.js';
+import type pg from 'pg';
 import { schemaProblem } from '../../http/validation.js';
 import { CACHED_STATUSES } from '../../shared/cache-status.js';
+import { storedClientIp } from './client-ip.js';
+import { apexCandidates, domainOfHosts } from './domain-lookup.js';
 
 export type UsageEvent = { domain: string; path: string; status: number; bytes: number; cache_status: string; timestamp: number; client_country?: string | null; client_ip?: string | null };
 export type Rejection = { index: number; field?: string; reason: string };
-type Stored = UsageEvent & { domain_id: string | null; occurred_at: Date };
+type Stored = UsageEvent & { domain_id: string | null };
+type Queryable = Pick<pg.ClientBase, 'query'>;
 
 const FUTURE_TOLERANCE_SECONDS = 300;
 const BUCKETS = [
@@ -17,6 +18,25 @@ const BUCKETS = [
   ['day', 86400],
 ] as const;
 const CACHED = new Set<string>(CACHED_STATUSES);
+
+// Column arrays, one statement per batch (unnest), instead of a row per statement.
+const INSERT_EVENTS = `
+  INSERT INTO usage_events (domain_id, domain, edge_id, path, status, bytes, cache_status, client_country, client_ip, occurred_at)
+  SELECT domain_id, domain, $1, path, status, bytes, cache_status, client_country, client_ip, to_timestamp(seconds)
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::float8[])
+    AS event(domain_id, domain, path, status, bytes, cache_status, client_country, client_ip, seconds)`;
+
+const ADD_TO_AGGREGATES = `
+  INSERT INTO usage_aggregates (bucket, bucket_start, domain_id, requests, bytes, cached_requests, cached_bytes, status_2xx, status_3xx, status_4xx, status_5xx, updated_at)
+  SELECT bucket::"UsageBucket", to_timestamp(seconds), domain_id, requests, bytes, cached_requests, cached_bytes, status_2xx, status_3xx, status_4xx, status_5xx, now()
+  FROM unnest($1::text[], $2::float8[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[])
+    AS sums(bucket, seconds, domain_id, requests, bytes, cached_requests, cached_bytes, status_2xx, status_3xx, status_4xx, status_5xx)
+  ON CONFLICT (bucket, domain_id, bucket_start) DO UPDATE SET
+    requests = usage_aggregates.requests + EXCLUDED.requests, bytes = usage_aggregates.bytes + EXCLUDED.bytes,
+    cached_requests = usage_aggregates.cached_requests + EXCLUDED.cached_requests, cached_bytes = usage_aggregates.cached_bytes + EXCLUDED.cached_bytes,
+    status_2xx = usage_aggregates.status_2xx + EXCLUDED.status_2xx, status_3xx = usage_aggregates.status_3xx + EXCLUDED.status_3xx,
+    status_4xx = usage_aggregates.status_4xx + EXCLUDED.status_4xx, status_5xx = usage_aggregates.status_5xx + EXCLUDED.status_5xx,
+    updated_at = now()`;
 
 function checkEvent(validate: ValidateFunction, event: unknown, index: number, now: number, oldest: number): Rejection | undefined {
   const problem = schemaProblem(validate, event, 'event');
@@ -28,53 +48,52 @@ function checkEvent(validate: ValidateFunction, event: unknown, index: number, n
   return undefined;
 }
 
-/** The domain of each host: the longest known apex that is the host or one of its parents. */
-export async function domainIds(db: Db, hosts: string[]): Promise<Map<string, string | null>> {
-  const candidates = new Set<string>();
-  for (const host of hosts) {
-    const labels = host.toLowerCase().replace(/\.$/, '').split('.');
-    for (let i = 0; i < labels.length - 1; i++) candidates.add(labels.slice(i).join('.'));
-  }
-  const rows = await db.domain.findMany({ where: { domain: { in: [...candidates] } }, select: { id: true, domain: true } });
-  const byApex = new Map(rows.map((row) => [row.domain, row.id]));
-  return new Map(
-    hosts.map((host) => {
-      const labels = host.toLowerCase().replace(/\.$/, '').split('.');
-      for (let i = 0; i < labels.length - 1; i++) {
-        const id = byApex.get(labels.slice(i).join('.'));
-        if (id) return [host, id];
-      }
-      return [host, null];
-    }),
-  );
+/** The domain id of each host, read with one query. */
+async function domainIds(db: Queryable, hosts: string[]): Promise<Map<string, string | null>> {
+  const known = await db.query<{ id: string; domain: string }>('SELECT id, domain FROM domains WHERE domain = ANY($1::text[])', [apexCandidates(hosts)]);
+  return domainOfHosts(hosts, known.rows);
 }
 
-async function addToAggregates(db: Db, events: Stored[]): Promise<void> {
-  const sums = new Map<string, { bucket: string; start: Date; domain: string; values: number[] }>();
+// Sums per (bucket, domain, bucket start): requests, bytes, cached requests and bytes, then 2xx..5xx.
+function aggregateSums(events: Stored[]) {
+  const sums = new Map<string, { bucket: string; start: number; domain: string; values: number[] }>();
   for (const event of events) {
     if (!event.domain_id) continue;
     const cached = CACHED.has(event.cache_status.toLowerCase());
     const statusClass = Math.floor(event.status / 100);
+    const add = [1, event.bytes, cached ? 1 : 0, cached ? event.bytes : 0, statusClass === 2 ? 1 : 0, statusClass === 3 ? 1 : 0, statusClass === 4 ? 1 : 0, statusClass === 5 ? 1 : 0];
     for (const [bucket, seconds] of BUCKETS) {
-      const start = new Date(Math.floor(event.timestamp / seconds) * seconds * 1000);
-      const key = `${bucket} ${event.domain_id} ${start.getTime()}`;
-      const entry = sums.get(key) ?? { bucket, start, domain: event.domain_id, values: [0, 0, 0, 0, 0, 0, 0, 0] };
-      const add = [1, event.bytes, cached ? 1 : 0, cached ? event.bytes : 0, statusClass === 2 ? 1 : 0, statusClass === 3 ? 1 : 0, statusClass === 4 ? 1 : 0, statusClass === 5 ? 1 : 0];
-      add.forEach((value, i) => (entry.values[i] += value));
-      sums.set(key, entry);
+      const start = Math.floor(event.timestamp / seconds) * seconds;
+      const key = `${bucket} ${event.domain_id} ${start}`;
+      let entry = sums.get(key);
+      if (!entry) sums.set(key, (entry = { bucket, start, domain: event.domain_id, values: [0, 0, 0, 0, 0, 0, 0, 0] }));
+      for (let i = 0; i < add.length; i++) entry.values[i] += add[i];
     }
   }
-  if (!sums.size) return;
-  const rows = [...sums.values()].map((entry) => Prisma.sql`(${entry.bucket}::"UsageBucket", ${entry.start}, ${entry.domain}, ${Prisma.join(entry.values.map((value) => Prisma.sql`${value}::bigint`))}, now())`);
-  await db.$executeRaw`
-    INSERT INTO usage_aggregates (bucket, bucket_start, domain_id, requests, bytes, cached_requests, cached_bytes, status_2xx, status_3xx, status_4xx, status_5xx, updated_at)
-    VALUES ${Prisma.join(rows)}
-    ON CONFLICT (bucket, domain_id, bucket_start) DO UPDATE SET
-      requests = usage_aggregates.requests + EXCLUDED.requests, bytes = usage_aggregates.bytes + EXCLUDED.bytes,
-      cached_requests = usage_aggregates.cached_requests + EXCLUDED.cached_requests, cached_bytes = usage_aggregates.cached_bytes + EXCLUDED.cached_bytes,
-      status_2xx = usage_aggregates.status_2xx + EXCLUDED.status_2xx, status_3xx = usage_aggregates.status_3xx + EXCLUDED.status_3xx,
-      status_4xx = usage_aggregates.status_4xx + EXCLUDED.status_4xx, status_5xx = usage_aggregates.status_5xx + EXCLUDED.status_5xx,
-      updated_at = now()`;
+  return [...sums.values()];
+}
+
+async function addToAggregates(db: Queryable, events: Stored[]): Promise<void> {
+  const sums = aggregateSums(events);
+  if (!sums.length) return;
+  const column = (i: number) => sums.map((entry) => entry.values[i]);
+  await db.query(ADD_TO_AGGREGATES, [sums.map((entry) => entry.bucket), sums.map((entry) => entry.start), sums.map((entry) => entry.domain), ...[0, 1, 2, 3, 4, 5, 6, 7].map(column)]);
+}
+
+async function insertEvents(db: Queryable, events: Stored[], edgeId: string, storeFullIp: boolean): Promise<void> {
+  if (!events.length) return;
+  await db.query(INSERT_EVENTS, [
+    edgeId,
+    events.map((event) => event.domain_id),
+    events.map((event) => event.domain.toLowerCase()),
+    events.map((event) => event.path),
+    events.map((event) => event.status),
+    events.map((event) => event.bytes),
+    events.map((event) => event.cache_status.toLowerCase()),
+    events.map((event) => event.client_country ?? null),
+    events.map((event) => storedClientIp(event.client_ip, storeFullIp)),
+    events.map((event) => event.timestamp),
+  ]);
 }
 
 /**
@@ -83,13 +102,12 @@ async function addToAggregates(db: Db, events: Stored[]): Promise<void> {
  * idempotency key was seen before is not counted again; client IPs are stored as
  * SHA-256 unless `storeFullIp`; minute/hour/day aggregates move with the events.
  */
-export async function ingestUsage(db: Db, batch: { idempotency_key?: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; storeFullIp: boolean; retentionDays: number; now?: Date }) {
-  const now = options.now ?? new Date();
+export async function ingestUsage(db: Queryable, batch: { idempotency_key?: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; storeFullIp: boolean; retentionDays: number; now?: Date }) {
   if (batch.idempotency_key) {
-    const inserted = await db.ingestKey.createMany({ data: [{ stream: 'usage', key: batch.idempotency_key, edge_id: edgeId, event_count: batch.events.length }], skipDuplicates: true });
-    if (inserted.count === 0) return { duplicate: true, accepted: 0, rejected: [] as Rejection[] };
+    const inserted = await db.query("INSERT INTO ingest_keys (stream, key, edge_id, event_count) VALUES ('usage', $1, $2, $3) ON CONFLICT DO NOTHING", [batch.idempotency_key, edgeId, batch.events.length]);
+    if (inserted.rowCount === 0) return { duplicate: true, accepted: 0, rejected: [] as Rejection[] };
   }
-  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const oldest = nowSeconds - options.retentionDays * 86400;
   const rejected: Rejection[] = [];
   const valid: UsageEvent[] = [];
@@ -99,21 +117,8 @@ export async function ingestUsage(db: Db, batch: { idempotency_key?: string; eve
     else valid.push(event as UsageEvent);
   });
   const ids = await domainIds(db, [...new Set(valid.map((event) => event.domain))]);
-  const stored: Stored[] = valid.map((event) => ({ ...event, domain_id: ids.get(event.domain) ?? null, occurred_at: new Date(event.timestamp * 1000) }));
-  await db.usageEvent.createMany({
-    data: stored.map((event) => ({
-      domain_id: event.domain_id,
-      domain: event.domain.toLowerCase(),
-      edge_id: edgeId,
-      path: event.path,
-      status: event.status,
-      bytes: BigInt(event.bytes),
-      cache_status: event.cache_status.toLowerCase(),
-      client_country: event.client_country ?? null,
-      client_ip: event.client_ip ? (options.storeFullIp ? event.client_ip : createHash('sha256').update(event.client_ip).digest('hex')) : null,
-      occurred_at: event.occurred_at,
-    })),
-  });
+  const stored: Stored[] = valid.map((event) => ({ ...event, domain_id: ids.get(event.domain) ?? null }));
+  await insertEvents(db, stored, edgeId, options.storeFullIp);
   await addToAggregates(db, stored);
   return { duplicate: false, accepted: stored.length, unknown_domain: stored.filter((event) => !event.domain_id).length, rejected };
 }

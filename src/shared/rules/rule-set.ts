@@ -2,8 +2,8 @@ import { compileMatch, PreparedRequest, type CompiledMatch } from './compile.js'
 import { indexKey } from './rule-index.js';
 import type { Match, MatchCaptures, RequestFacts } from './types.js';
 
-/** The fields every rule kind shares. */
-export type RuleBase = { id: string; name: string; enabled: boolean; priority: number; match: Match };
+/** The fields every rule kind shares. A rule without `enabled` (as in config snapshots, which carry enabled rules only) is enabled. */
+export type RuleBase = { id: string; name: string; enabled?: boolean; priority: number; match: Match };
 
 /** A kind's own condition on top of `match` (an IP rule's CIDR, a page rule's URL pattern…). */
 export type ExtraCondition<R> = (rule: R) => ((request: PreparedRequest) => boolean) | undefined;
@@ -92,11 +92,16 @@ function withExtra(matches: CompiledMatch, extra: ((request: PreparedRequest) =>
   return { test: (request) => extra(request) && matches.test(request), captures: matches.captures };
 }
 
-/** Compiles the enabled rules of one kind in evaluation order: priority ascending, then name, then id. */
+/** Evaluation order of the rules of one kind: priority ascending, then name, then id. */
+export function evaluationOrder(a: RuleBase, b: RuleBase): number {
+  return a.priority - b.priority || a.name.localeCompare(b.name) || a.id.localeCompare(b.id);
+}
+
+/** Compiles the enabled rules of one kind in evaluation order. */
 export function compileRuleSet<R extends RuleBase>(rules: readonly R[], extra?: ExtraCondition<R>): RuleSet<R> {
   const entries = rules
-    .filter((rule) => rule.enabled)
-    .sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
+    .filter((rule) => rule.enabled !== false)
+    .sort(evaluationOrder)
     .map((rule) => ({ rule, matches: withExtra(compileMatch(rule.match), extra?.(rule)) }));
   return buildIndex(entries);
 }

@@ -12,6 +12,7 @@ describe('origin health observations', () => {
   before(async () => {
     core = await TestCore.start({ CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN });
     const domain = await core.createDomain('health.example');
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
     origin = (await core.post(`/api/v1/domains/${domain.id}/origins`, { host: 'origin.health.example', monitored: true }, 201)).data;
   });
   after(async () => {
@@ -41,6 +42,10 @@ describe('origin health observations', () => {
     expect(answer.body.data).to.deep.include({ accepted: 3, unknown_origins: 1, changed: [{ origin_id: origin.id, health_status: 'unhealthy' }] });
     expect((await core.get(`/api/v1/domains/${origin.domain_id}/origins`)).data[0].health_status).to.equal('unhealthy');
     expect(await changeSeq()).to.equal(before + 1);
+    await core.post('/api/v1/config/snapshots/rebuild', undefined);
+    const state = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
+    const snapshot = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: state.active_version! } })).payload).toString());
+    expect(snapshot.domains[0].origins[0]).to.include({ id: origin.id, health_status: 'unhealthy' });
     const stored = await core.db.originHealthObservation.findMany({ where: { origin_id: origin.id } });
     expect(stored.map((row) => row.failure_kind).filter(Boolean).sort()).to.deep.equal(['connect', 'timeout']);
   });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { signedHeaders } from '../../../src/shared/signing.js';
 import { TestCore, type Json } from '../../support/core.js';
+import { eventually } from '../../support/eventually.js';
 
 const EDGE_TOKEN = 'cdnedge_collector-tests-token-0123456789';
 
@@ -64,11 +65,28 @@ describe('usage ingest', () => {
     expect((await fetch(`${core.url}/api/v1/collector/usage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"events":[]}' })).status).to.equal(401);
   });
 
+  it('forgets idempotency keys after CDN_INGEST_KEY_RETENTION_DAYS, in the background housekeeping', async () => {
+    const { startHousekeeping } = await import('../../../src/core/housekeeping.js');
+    const { loadConfig } = await import('../../../src/config/load.js');
+    const pino = (await import('pino')).default;
+    await core.db.ingestKey.create({ data: { stream: 'usage', key: 'old-batch', edge_id: 'edge-1', created_at: new Date(Date.now() - 8 * 86400000) } });
+    await core.db.ingestKey.create({ data: { stream: 'usage', key: 'recent-batch', edge_id: 'edge-1', created_at: new Date(Date.now() - 6 * 86400000) } });
+    const config = loadConfig({ DATABASE_URL: core.databaseUrl, CDN_INGEST_KEY_RETENTION_DAYS: '7' });
+    const stop = startHousekeeping(core.core.connection, config, pino({ level: 'silent' }), 20);
+    try {
+      await eventually('the old key pruned', async () => ((await core.db.ingestKey.count({ where: { key: 'old-batch' } })) === 0 ? true : undefined));
+    } finally {
+      stop();
+    }
+    expect(await core.db.ingestKey.count({ where: { key: 'recent-batch' } })).to.equal(1);
+    expect((await ingest({ idempotency_key: 'old-batch', events: [event()] })).body.data).to.deep.include({ duplicate: false, accepted: 1 });
+  });
+
   it('stores the full client IP only when CDN_STORE_FULL_CLIENT_IP says so', async () => {
     const { ingestUsage } = await import('../../../src/features/collector/usage.js');
     const { loadApiSchemas, validatorFor } = await import('../../../src/http/validation.js');
     const validate = validatorFor(loadApiSchemas(), 'usage-event');
-    await ingestUsage(core.db, { events: [event({ client_ip: '2001:db8::77', path: '/full-ip' })] }, 'edge-1', { validate, storeFullIp: true, retentionDays: 30 });
+    await ingestUsage(core.core.connection.pool, { events: [event({ client_ip: '2001:db8::77', path: '/full-ip' })] }, 'edge-1', { validate, storeFullIp: true, retentionDays: 30 });
     const row = await core.db.usageEvent.findFirstOrThrow({ where: { path: '/full-ip' } });
     expect(row.client_ip).to.equal('2001:db8::77');
   });

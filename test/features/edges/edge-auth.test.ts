@@ -91,6 +91,17 @@ describe('signed edge requests, register and heartbeat', () => {
     expect(JSON.stringify(await core.db.edgeToken.findMany())).to.not.include(bound.token);
   });
 
+  it('records when a token was last used, at most once a minute', async () => {
+    const token = await core.db.edgeToken.findFirstOrThrow({ where: { bootstrap: true } });
+    const old = new Date(Date.now() - 120000);
+    await core.db.edgeToken.update({ where: { id: token.id }, data: { last_used_at: old } });
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' });
+    const first = (await core.db.edgeToken.findUniqueOrThrow({ where: { id: token.id } })).last_used_at!;
+    expect(first.getTime()).to.be.greaterThan(old.getTime());
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' });
+    expect((await core.db.edgeToken.findUniqueOrThrow({ where: { id: token.id } })).last_used_at).to.deep.equal(first);
+  });
+
   it('rejects a body whose edge_id differs from the signed header with 422', async () => {
     const answer = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'someone-else' });
     expect(answer.status).to.equal(422);
