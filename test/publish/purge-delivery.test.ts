@@ -56,4 +56,27 @@ describe('purge delivery through snapshots and heartbeat acknowledgements', () =
     const next = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: (await publish()).version! } })).payload).toString());
     expect(next.purges.map((item: Json) => item.id)).to.not.include(purge.id);
   });
+
+  it('fails a purge an edge reports it could not carry out, and leaves it out of later snapshots', async () => {
+    await heartbeat('edge-a');
+    await heartbeat('edge-b');
+    const purge = (await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'prefix', value: '/css/' }, 201)).data;
+    await publish();
+    await heartbeat('edge-a', { purge_failures: [{ id: purge.id, error: 'cache volume is read-only' }, { id: 'unknown-purge-id', error: 'x' }] });
+    expect(await purgeStatus(purge.id)).to.include({ status: 'failed', error: 'edge edge-a: cache volume is read-only' });
+    await heartbeat('edge-b', { purge_acks: [purge.id] });
+    expect((await purgeStatus(purge.id)).status).to.equal('failed');
+    await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'everything' }, 201);
+    const next = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: (await publish()).version! } })).payload).toString());
+    expect(next.purges.map((item: Json) => item.id)).to.not.include(purge.id);
+  });
+
+  it('refuses a malformed purge failure report with 422', async () => {
+    const path = '/api/v1/edge/heartbeat';
+    const body = JSON.stringify({ edge_id: 'edge-a', purge_failures: [{ id: 'x' }] });
+    const headers = signedHeaders({ token: EDGE_TOKEN, edgeId: 'edge-a', method: 'POST', pathWithQuery: path, body });
+    const response = await fetch(`${core.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    expect(response.status).to.equal(422);
+    expect(((await response.json()) as Json).field).to.equal('purge_failures.0.error');
+  });
 });

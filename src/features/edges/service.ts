@@ -6,7 +6,8 @@ import { unixSeconds } from '../../http/timestamps.js';
 import { anycastAddresses } from '../settings/anycast.js';
 import { groupValues } from '../settings/store.js';
 
-export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; purge_acks?: string[] };
+export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
+export type PurgeFailure = { id: string; error: string };
 type NodeRow = Awaited<ReturnType<Db['edgeNode']['findFirstOrThrow']>>;
 
 /** In the shared pool: enabled, reported healthy, and a heartbeat within the freshness window. */
@@ -59,6 +60,7 @@ export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, toke
   };
   const node = await db.edgeNode.upsert({ where: { edge_id: edgeId }, create: { edge_id: edgeId, registered_at: now, ...state }, update: { ...state, consecutive_failures: 0 } });
   if (report.purge_acks?.length) await acknowledgePurges(db, edgeId, report.purge_acks, freshSeconds, now);
+  if (report.purge_failures?.length) await failPurges(db, edgeId, report.purge_failures);
   return serializeNode(node, freshSeconds, now);
 }
 
@@ -75,6 +77,17 @@ export async function acknowledgePurges(db: Db, edgeId: string, purgeIds: string
   for (const purge of open) {
     const acked = new Set(purge.acks.map((ack) => ack.edge_id));
     if (pool.every((edge) => acked.has(edge))) await db.purgeRequest.update({ where: { id: purge.id }, data: { status: 'completed', completed_at: now } });
+  }
+}
+
+/**
+ * Fails the purges an edge could not carry out: a purge is complete only when every
+ * pool edge purged, so one failure is final (the operator purges again). The error
+ * names the edge. Purges already completed or failed are left as they are.
+ */
+export async function failPurges(db: Db, edgeId: string, failures: PurgeFailure[]): Promise<void> {
+  for (const failure of failures) {
+    await db.purgeRequest.updateMany({ where: { id: failure.id, status: { in: ['queued', 'in_progress'] } }, data: { status: 'failed', error: `edge ${edgeId}: ${failure.error}` } });
   }
 }
 
