@@ -8,6 +8,7 @@ import { loadApiSchemas } from '../http/validation.js';
 import { ensureBootstrapAdmin } from '../features/admin/service.js';
 import { ensureBootstrapEdgeToken } from '../features/edges/tokens.js';
 import { startPublisher } from '../publish/publisher.js';
+import { ActiveVersion } from '../publish/active-version.js';
 import { snapshotDefaults } from '../features/snapshots/routes.js';
 import { startHousekeeping } from './housekeeping.js';
 import { coreRoutes } from './routes.js';
@@ -59,10 +60,12 @@ function startGitops(config: Config, url: string, logger: Logger): GitopsControl
 /** Connects (and migrates when CDN_AUTO_MIGRATE), bootstraps, and serves the API on CDN_BIND:CDN_CORE_PORT. */
 export async function startCore(config: Config, logger: Logger): Promise<RunningCore> {
   const connection = await connect(config, logger, { migrate: config.autoMigrate });
+  const activeVersion = new ActiveVersion(connection.pool, connection.url, logger.child({ component: 'config-version' }));
   try {
     await bootstrap(config, connection, logger);
     const gitops: { controller?: GitopsController } = {};
-    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, gitops };
+    await activeVersion.start();
+    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, activeVersion, gitops };
     const app = createApp(deps, coreRoutes(deps));
     const httpServer = createServer(app);
     httpServer.keepAliveTimeout = 65000;
@@ -79,11 +82,13 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
         await stopPublisher();
         await gitops.controller?.stop();
         await closeGracefully(httpServer);
+        await activeVersion.stop();
         await connection.shutdown();
         logger.info('core stopped');
       })());
     return { url, port, connection, stop };
   } catch (error) {
+    await activeVersion.stop();
     await connection.shutdown();
     throw error;
   }

@@ -8,6 +8,7 @@ import type { Db } from '../db/client.js';
 import { ANONYMOUS, type Actor } from './actor.js';
 import { writeAudit, redactSecrets } from './audit-writer.js';
 import { markConfigDirty } from '../publish/dirty.js';
+import type { ActiveVersion } from '../publish/active-version.js';
 import { verifyEdgeRequest } from '../features/edges/edge-auth.js';
 import { assertAllowed, resolveActor } from './auth.js';
 import { errorHandler, unknownRoute } from './error-handler.js';
@@ -24,7 +25,7 @@ declare module 'express-serve-static-core' {
 
 /** Something the webhook can wake up: the in-core GitOps controller, when one runs. */
 export type Triggerable = { trigger: (reason: 'webhook') => void };
-export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; gitops?: { controller?: Triggerable } };
+export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; gitops?: { controller?: Triggerable } };
 
 const EMPTY_BODY = Buffer.alloc(0);
 

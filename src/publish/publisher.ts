@@ -5,6 +5,7 @@ import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { inTransaction } from '../db/transaction.js';
+import type { ActiveVersion } from './active-version.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
 
 export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large'; version: number | null; detail?: string };
@@ -70,10 +71,8 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
 export class ActiveSnapshotCache {
   private cached: { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: Buffer } | undefined;
 
-  // The active version is read on every pull (one indexed row over raw pg), so a new publish is seen at once by every core.
-  async get(db: Db, pool: pg.Pool) {
-    const state = await pool.query<{ active_version: number | null }>({ name: 'active-version', text: 'SELECT active_version FROM publish_state WHERE id = 1' });
-    const activeVersion = state.rows[0]?.active_version ?? null;
+  async get(db: Db, active: ActiveVersion) {
+    const activeVersion = await active.current();
     if (activeVersion === null) return undefined;
     if (this.cached?.version === activeVersion) return this.cached;
     const row = await db.configSnapshot.findUnique({ where: { version: activeVersion } });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import pino from 'pino';
+import { ActiveVersion } from '../../src/publish/active-version.js';
 import { loadConfig } from '../../src/config/load.js';
 import { coreRoutes } from '../../src/core/routes.js';
 import { loadApiSchemas } from '../../src/http/validation.js';
@@ -18,7 +19,8 @@ describe('authentication on every route', () => {
   });
 
   it('answers 401 without a bearer on every non-public route', async () => {
-    const deps = { config: loadConfig({}), prisma: core.db, pool: core.core.connection.pool, ajv: loadApiSchemas(), logger: pino({ level: 'silent' }) };
+    const logger = pino({ level: 'silent' });
+    const deps = { config: loadConfig({}), prisma: core.db, pool: core.core.connection.pool, ajv: loadApiSchemas(), logger, activeVersion: new ActiveVersion(core.core.connection.pool, core.databaseUrl, logger) };
     const routes = coreRoutes(deps);
     expect(routes.length).to.be.greaterThan(60);
     const failures: string[] = [];

@@ -44,7 +44,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       auth: 'edge',
       handler: async ({ db, query, headers }) => {
         const wanted = ifVersion(query);
-        const snapshot = await active.get(db, deps.pool);
+        const snapshot = await active.get(db, deps.activeVersion);
         if (!snapshot) return { data: { version: null, not_modified: false, detail: 'no snapshot has been published yet' } };
         if (wanted === snapshot.version) return { data: { version: snapshot.version, checksum: snapshot.checksum, not_modified: true } };
         const gzip = /\bgzip\b/.test(headers['accept-encoding'] ?? '');

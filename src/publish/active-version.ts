@@ -1,0 +1,83 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+const CHANNEL = 'cdn_config_published';
+const RECONNECT_MS = 1000;
+/** How the listener shows in pg_stat_activity. */
+export const APPLICATION_NAME = 'cdn-config-version-listener';
+const READ_ACTIVE = { name: 'active-version', text: 'SELECT active_version FROM publish_state WHERE id = 1' };
+
+/**
+ * The active snapshot version, kept in memory: a dedicated connection LISTENs on
+ * the channel a trigger on publish_state notifies at every commit that changes
+ * the version, so every core sees a new version at once without a query per
+ * config pull. While that connection is down (and until it has read the current
+ * version) `current()` reads the row instead, and the listener reconnects every second.
+ */
+export class ActiveVersion {
+  private known: number | null | undefined;
+  private client: pg.Client | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly connectionString: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Whether the version is served from memory (the listener is connected and caught up). */
+  get listening(): boolean {
+    return this.known !== undefined;
+  }
+
+  async current(): Promise<number | null> {
+    if (this.known !== undefined) return this.known;
+    return (await this.pool.query<{ active_version: number | null }>(READ_ACTIVE)).rows[0]?.active_version ?? null;
+  }
+
+  /** Connects the listener; a failure is logged and retried, never thrown. */
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: APPLICATION_NAME });
+    this.client = client;
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client));
+    client.on('notification', (message) => {
+      if (message.channel === CHANNEL && message.payload) this.learn(Number(message.payload));
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      const { rows } = await client.query<{ active_version: number | null }>(READ_ACTIVE.text);
+      this.learn(rows[0]?.active_version ?? null);
+    } catch (error) {
+      this.lost(client, error as Error);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    this.known = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  // Versions only grow (a rollback publishes a new one), so a late answer never moves it back.
+  private learn(version: number | null): void {
+    if (this.client === undefined) return;
+    this.known = version === null ? (this.known ?? null) : Math.max(version, this.known ?? 0);
+  }
+
+  private lost(client: pg.Client, error?: Error): void {
+    if (client !== this.client) return;
+    this.client = undefined;
+    this.known = undefined;
+    client.end().catch(() => undefined);
+    if (this.stopped) return;
+    this.logger.warn({ err: error?.message }, 'config version listener lost; reading the version per request until it reconnects');
+    this.retry = setTimeout(() => void this.start(), RECONNECT_MS);
+    this.retry.unref();
+  }
+}
