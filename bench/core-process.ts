@@ -3,8 +3,11 @@ import { createInterface } from 'node:readline';
 
 export type CoreProcess = { child: ChildProcess; base: string; stop: () => Promise<void> };
 
-/** Starts `cdn core` as its own process on `databaseUrl` with extra env, resolving once it listens. */
-export function startCoreProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<CoreProcess> {
+/**
+ * Starts `cdn core` as its own process on `databaseUrl` with extra env, resolving once it
+ * listens. `onLog` receives every later log entry (JSON lines on stdout).
+ */
+export function startCoreProcess(databaseUrl: string, env: Record<string, string> = {}, onLog?: (entry: Record<string, unknown>) => void): Promise<CoreProcess> {
   const child = spawn(process.execPath, ['bin/cdn.js', 'core'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -19,6 +22,7 @@ export function startCoreProcess(databaseUrl: string, env: Record<string, string
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const entry = JSON.parse(line) as { msg?: string; url?: string };
       if (entry.msg === 'core listening') resolve({ child, base: entry.url!, stop });
+      else onLog?.(entry);
     });
   });
 }
