@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
 import type { CacheSettingsInput } from '../features/cache/settings.js';
+import { groupByDomain } from '../features/domains/group-by-domain.js';
 import { groupValues } from '../features/settings/store.js';
 import type { SslSettingsInput } from '../features/ssl/settings.js';
 import { SNAPSHOT_RULE_KINDS, SNAPSHOT_SCHEMA_VERSION, type ConfigSnapshot, type SnapshotDomain, type SnapshotOrigin, type SnapshotRuleKind } from '../shared/snapshot.js';
@@ -27,16 +28,6 @@ const ACTIVE = `JOIN domains d ON d.id = t.domain_id AND d.status = 'active'`;
 type DomainRow = { id: string; domain: string; zone_name: string; origin_shield_header_name: string | null; origin_shield_secret: string | null; cache: Record<string, unknown> | null; ssl: Record<string, unknown> | null };
 type OriginRow = Record<string, unknown> & { domain_id: string };
 type CertificateRow = { id: string; domain_id: string; hostnames: string[]; not_after: Date | null; certificate_pem: string; chain_pem: string | null };
-
-function groupBy<T extends { domain_id: string }>(rows: T[]): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const list = groups.get(row.domain_id);
-    if (list) list.push(row);
-    else groups.set(row.domain_id, [row]);
-  }
-  return groups;
-}
 
 function pick<K extends string>(fields: readonly K[], row: Record<string, unknown> | null, defaults: Record<K, unknown>): Record<K, unknown> {
   return Object.fromEntries(fields.map((field) => [field, row ? row[field] : defaults[field]])) as Record<K, unknown>;
@@ -75,7 +66,7 @@ async function readTables(pool: pg.Pool) {
     pool.query<CertificateRow>(`SELECT t.id, t.domain_id, t.hostnames, t.not_after, t.certificate_pem, t.chain_pem FROM ssl_certificates t ${ACTIVE} WHERE t.status = 'active' AND t.certificate_pem IS NOT NULL ORDER BY t.domain_id, t.created_at, t.id`),
     ...SNAPSHOT_RULE_KINDS.map((kind) => pool.query<RuleRow>(`SELECT t.* FROM ${RULE_TABLES[kind]} t ${ACTIVE} WHERE t.enabled`)),
   ]);
-  return { domains: domains.rows, hostnames: groupBy(hostnames.rows), origins: groupBy(origins.rows), certificates: groupBy(certificates.rows), rules: rules.map((result) => groupBy(result.rows)) };
+  return { domains: domains.rows, hostnames: groupByDomain(hostnames.rows), origins: groupByDomain(origins.rows), certificates: groupByDomain(certificates.rows), rules: rules.map((result) => groupByDomain(result.rows)) };
 }
 
 function fqdn(name: string, zone: string): string {

@@ -3,6 +3,7 @@ import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { cacheSettingsOf, type CacheSettingsInput } from '../cache/settings.js';
 import { serializeRecord } from '../dns/service.js';
+import { groupByDomain } from '../domains/group-by-domain.js';
 import { serializeDomain } from '../domains/serialize.js';
 import { serializeOrigin } from '../origins/service.js';
 import { routingOf } from '../routing/service.js';
@@ -10,16 +11,6 @@ import { RULE_KINDS, type RuleRecord } from '../rules/kinds.js';
 import { serializeRule } from '../rules/service.js';
 import { anycastAddresses } from '../settings/anycast.js';
 import { sslSettingsOf, type SslSettingsInput } from '../ssl/settings.js';
-
-function byDomain<T extends { domain_id: string }>(rows: T[]): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const list = groups.get(row.domain_id);
-    if (list) list.push(row);
-    else groups.set(row.domain_id, [row]);
-  }
-  return groups;
-}
 
 type RuleDelegate = { findMany: (args: object) => Promise<RuleRecord[]> };
 
@@ -44,9 +35,9 @@ export async function exportDomains(db: Db, paging: Paging, cacheDefaults: Cache
     anycastAddresses(db),
     ...RULE_KINDS.map((kind) => (db as unknown as Record<string, RuleDelegate>)[kind.model].findMany({ where: inPage, orderBy: [{ priority: 'asc' }, { name: 'asc' }, { id: 'asc' }] })),
   ]);
-  const recordsBy = byDomain(records);
-  const originsBy = byDomain(origins);
-  const rulesBy = ruleRows.map((rows) => byDomain(rows));
+  const recordsBy = groupByDomain(records);
+  const originsBy = groupByDomain(origins);
+  const rulesBy = ruleRows.map((rows) => groupByDomain(rows));
   return domains.map((domain) => {
     const domainRecords = recordsBy.get(domain.id) ?? [];
     return {
