@@ -1,4 +1,5 @@
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
@@ -7,6 +8,8 @@ import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { inTransaction } from '../db/transaction.js';
 import type { ActiveVersion } from './active-version.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
+
+const gzipAsync = promisify(gzip);
 
 export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large'; version: number | null; detail?: string };
 
@@ -67,19 +70,40 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
   });
 }
 
-/** The active snapshot as served to edges: its JSON body and a gzip copy, cached per version. */
-export class ActiveSnapshotCache {
-  private cached: { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: Buffer } | undefined;
+type ServedSnapshot = { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: Buffer };
 
-  async get(db: Db, active: ActiveVersion) {
-    const activeVersion = await active.current();
-    if (activeVersion === null) return undefined;
-    if (this.cached?.version === activeVersion) return this.cached;
-    const row = await db.configSnapshot.findUnique({ where: { version: activeVersion } });
-    if (!row) return undefined;
-    const json = Buffer.concat([Buffer.from(`{"data":{"version":${row.version},"checksum":"${row.checksum}","created_at":${Math.floor(row.created_at.getTime() / 1000)},"snapshot":`), Buffer.from(row.payload), Buffer.from('}}')]);
-    this.cached = { version: row.version, checksum: row.checksum, createdAt: row.created_at, json, gzip: gzipSync(json) };
-    return this.cached;
+async function loadServed(db: Db, version: number): Promise<ServedSnapshot | undefined> {
+  const row = await db.configSnapshot.findUnique({ where: { version } });
+  if (!row) return undefined;
+  const json = Buffer.concat([Buffer.from(`{"data":{"version":${row.version},"checksum":"${row.checksum}","created_at":${Math.floor(row.created_at.getTime() / 1000)},"snapshot":`), Buffer.from(row.payload), Buffer.from('}}')]);
+  return { version: row.version, checksum: row.checksum, createdAt: row.created_at, json, gzip: await gzipAsync(json) };
+}
+
+/**
+ * The active snapshot as served to edges: its JSON body and a gzip copy, cached per
+ * version. The pulls that arrive while a new version loads share one load, and the
+ * compression runs off the event loop (tens of MiB take a while).
+ */
+export class ActiveSnapshotCache {
+  private loading: { version: number; snapshot: Promise<ServedSnapshot | undefined> } | undefined;
+
+  async get(db: Db, active: ActiveVersion): Promise<ServedSnapshot | undefined> {
+    const version = await active.current();
+    if (version === null) return undefined;
+    if (this.loading?.version !== version) {
+      const snapshot = loadServed(db, version);
+      this.loading = { version, snapshot };
+      snapshot.then(
+        (loaded) => this.forgetUnless(version, loaded !== undefined),
+        () => this.forgetUnless(version, false),
+      );
+    }
+    return this.loading.snapshot;
+  }
+
+  // A failed or empty load is not cached, so the next pull tries again.
+  private forgetUnless(version: number, keep: boolean): void {
+    if (!keep && this.loading?.version === version) this.loading = undefined;
   }
 }
 

@@ -1,6 +1,8 @@
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
-import { publishOnce } from '../../src/publish/publisher.js';
+import type { ActiveVersion } from '../../src/publish/active-version.js';
+import { ActiveSnapshotCache, publishOnce } from '../../src/publish/publisher.js';
 import { signedHeaders } from '../../src/shared/signing.js';
 import { TestCore, type Json } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
@@ -58,6 +60,17 @@ describe('config snapshots: publishing and the edge config pull', function () {
     const snapshot = ((await (await pull()).json()) as Json).data.snapshot;
     expect(snapshot.domains[0].hostnames.filter((name: string) => name.startsWith('burst'))).to.have.length(100);
     expect((await versions()).length).to.be.at.most(3);
+  });
+
+  it('loads a new active version once for all the pulls that arrive together', async () => {
+    const version = (await activeVersion())!;
+    let loads = 0;
+    const counting = { configSnapshot: { findUnique: (args: Parameters<typeof core.db.configSnapshot.findUnique>[0]) => (loads++, core.db.configSnapshot.findUnique(args)) } } as unknown as typeof core.db;
+    const cache = new ActiveSnapshotCache();
+    const served = await Promise.all(Array.from({ length: 20 }, () => cache.get(counting, { current: async () => version } as ActiveVersion)));
+    expect(loads).to.equal(1);
+    expect(new Set(served.map((snapshot) => snapshot?.version))).to.deep.equal(new Set([version]));
+    expect(JSON.parse(gunzipSync(served[0]!.gzip).toString()).data.version).to.equal(version);
   });
 
   it('lets only one of two concurrent publishers store a version', async () => {
