@@ -3,6 +3,10 @@ import type { Logger } from 'pino';
 
 const CHANNEL = 'cdn_config_published';
 const RECONNECT_MS = 1000;
+// The listener also re-reads the version this often: a connection that died silently
+// (no error, no notifications) is found by the query's timeout, and nothing stays stale longer.
+const RECHECK_MS = 5000;
+const QUERY_TIMEOUT_MS = 3000;
 /** How the listener shows in pg_stat_activity. */
 export const APPLICATION_NAME = 'cdn-config-version-listener';
 const READ_ACTIVE = { name: 'active-version', text: 'SELECT active_version FROM publish_state WHERE id = 1' };
@@ -13,11 +17,14 @@ const READ_ACTIVE = { name: 'active-version', text: 'SELECT active_version FROM 
  * the version, so every core sees a new version at once without a query per
  * config pull. While that connection is down (and until it has read the current
  * version) `current()` reads the row instead, and the listener reconnects every second.
+ * Notifications and re-reads arrive on the one connection in commit order, so the
+ * latest message is always the current version.
  */
 export class ActiveVersion {
   private known: number | null | undefined;
   private client: pg.Client | undefined;
   private retry: NodeJS.Timeout | undefined;
+  private recheck: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(
@@ -38,40 +45,47 @@ export class ActiveVersion {
 
   /** Connects the listener; a failure is logged and retried, never thrown. */
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: APPLICATION_NAME });
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: APPLICATION_NAME, keepAlive: true, query_timeout: QUERY_TIMEOUT_MS });
     this.client = client;
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => {
-      if (message.channel === CHANNEL && message.payload) this.learn(Number(message.payload));
+      if (message.channel === CHANNEL && message.payload) this.learn(client, Number(message.payload));
     });
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
-      const { rows } = await client.query<{ active_version: number | null }>(READ_ACTIVE.text);
-      this.learn(rows[0]?.active_version ?? null);
+      await this.read(client);
+      if (client !== this.client) return;
+      this.recheck = setInterval(() => void this.read(client).catch((error: Error) => this.lost(client, error)), RECHECK_MS);
+      this.recheck.unref();
     } catch (error) {
       this.lost(client, error as Error);
     }
   }
 
+  private async read(client: pg.Client): Promise<void> {
+    const { rows } = await client.query<{ active_version: number | null }>(READ_ACTIVE.text);
+    this.learn(client, rows[0]?.active_version ?? null);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearInterval(this.recheck);
     const client = this.client;
     this.client = undefined;
     this.known = undefined;
     await client?.end().catch(() => undefined);
   }
 
-  // Versions only grow (a rollback publishes a new one), so a late answer never moves it back.
-  private learn(version: number | null): void {
-    if (this.client === undefined) return;
-    this.known = version === null ? (this.known ?? null) : Math.max(version, this.known ?? 0);
+  private learn(client: pg.Client, version: number | null): void {
+    if (client === this.client) this.known = version;
   }
 
   private lost(client: pg.Client, error?: Error): void {
     if (client !== this.client) return;
+    clearInterval(this.recheck);
     this.client = undefined;
     this.known = undefined;
     client.end().catch(() => undefined);

@@ -44,13 +44,24 @@ describe('active config version kept in memory (LISTEN/NOTIFY)', () => {
     await eventually('version 6 announced', async () => ((await active.current()) === 6 ? true : undefined), 5000);
   });
 
+  it('re-reads the version on its own connection, so a change that sent no notification is picked up', async () => {
+    await pool.query('ALTER TABLE publish_state DISABLE TRIGGER publish_state_config_published');
+    try {
+      await setVersion(10);
+      expect(await active.current()).to.not.equal(10);
+      await eventually('the re-read', async () => ((await active.current()) === 10 ? true : undefined), 8000);
+    } finally {
+      await pool.query('ALTER TABLE publish_state ENABLE TRIGGER publish_state_config_published');
+    }
+  });
+
   it('reads the row while its connection is down, and listens again once it reconnects', async () => {
     await pool.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [APPLICATION_NAME]);
     await eventually('the listener noticed', async () => (active.listening ? undefined : true), 5000);
-    await setVersion(7);
-    expect(await active.current()).to.equal(7);
+    await setVersion(11);
+    expect(await active.current()).to.equal(11);
     await eventually('listening again', async () => (active.listening ? true : undefined), 10000);
-    await setVersion(8);
-    await eventually('version 8 announced', async () => ((await active.current()) === 8 ? true : undefined), 5000);
+    await setVersion(12);
+    await eventually('version 12 announced', async () => ((await active.current()) === 12 ? true : undefined), 5000);
   });
 });
