@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type pg from 'pg';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
 import { ANONYMOUS, type Actor } from './actor.js';
@@ -87,33 +87,51 @@ async function actorOf(route: Route, req: Request, deps: AppDeps): Promise<Actor
   return resolveActor(req.get('authorization'), deps.config, deps.prisma);
 }
 
+async function reportRefusal(route: Route, actor: Actor, req: Request, deps: AppDeps, error: unknown): Promise<void> {
+  try {
+    await route.onRefused?.({ actor, db: deps.prisma, log: req.log }, error);
+  } catch (hookError) {
+    req.log.warn({ err: (hookError as Error).message }, 'recording a refused request failed');
+  }
+}
+
+// Validates the body, runs the handler (audited routes in their transaction) and writes the answer.
+async function respond(route: Route, validate: ValidateFunction | undefined, req: Request, res: express.Response, actor: Actor, deps: AppDeps): Promise<void> {
+  const body = validate ? bodyOf(route, req) : undefined;
+  const sent = route.audit && body !== undefined ? structuredClone(body) : body;
+  if (validate) assertValid(validate, body);
+  const context: RouteContext = {
+    params: req.params as Record<string, string>,
+    query: req.query as Record<string, unknown>,
+    body,
+    sent,
+    actor,
+    headers: req.headers as Record<string, string | undefined>,
+    rawBody: (req as Request & { rawBody?: Buffer }).rawBody ?? EMPTY_BODY,
+    requestId: req.requestId,
+    db: deps.prisma,
+    log: req.log,
+  };
+  const result = route.audit ? await runAudited(route, context, deps.prisma) : await route.handler(context);
+  if (result instanceof Reply) res.status(result.status).json(result.body);
+  else if (result instanceof RawJson) {
+    if (result.encoding) res.setHeader('Content-Encoding', result.encoding).setHeader('Vary', 'Accept-Encoding');
+    res.status(route.status ?? 200).type('application/json').send(result.body);
+  }
+  else res.status(route.status ?? 200).json(result);
+}
+
 function mount(app: express.Express, route: Route, deps: AppDeps): void {
   const validate = route.body ? validatorFor(deps.ajv, route.body) : undefined;
   app[route.method](route.path, async (req, res) => {
     const actor = await actorOf(route, req, deps);
     assertAllowed(actor, route.auth);
-    const body = validate ? bodyOf(route, req) : undefined;
-    const sent = route.audit && body !== undefined ? structuredClone(body) : body;
-    if (validate) assertValid(validate, body);
-    const context: RouteContext = {
-      params: req.params as Record<string, string>,
-      query: req.query as Record<string, unknown>,
-      body,
-      sent,
-      actor,
-      headers: req.headers as Record<string, string | undefined>,
-      rawBody: (req as Request & { rawBody?: Buffer }).rawBody ?? EMPTY_BODY,
-      requestId: req.requestId,
-      db: deps.prisma,
-      log: req.log,
-    };
-    const result = route.audit ? await runAudited(route, context, deps.prisma) : await route.handler(context);
-    if (result instanceof Reply) res.status(result.status).json(result.body);
-    else if (result instanceof RawJson) {
-      if (result.encoding) res.setHeader('Content-Encoding', result.encoding).setHeader('Vary', 'Accept-Encoding');
-      res.status(route.status ?? 200).type('application/json').send(result.body);
+    try {
+      await respond(route, validate, req, res, actor, deps);
+    } catch (error) {
+      await reportRefusal(route, actor, req, deps, error);
+      throw error;
     }
-    else res.status(route.status ?? 200).json(result);
   });
 }
 

@@ -43,6 +43,12 @@ export type Route = {
   /** The change affects what edges or DNS serve: the published config is marked dirty in the same transaction. */
   publishes?: boolean;
   handler: (context: RouteContext) => Promise<unknown>;
+  /**
+   * Called when a request that passed authentication is refused anyway (its body
+   * failed validation or the handler threw), before the error is answered; for
+   * recording failures such as a refused edge heartbeat. Its own errors are logged.
+   */
+  onRefused?: (context: Pick<RouteContext, 'actor' | 'db' | 'log'>, error: unknown) => Promise<void>;
 };
 
 /** A handler result that picks its own status (e.g. readiness answering 503 with a body). */

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../http/app.js';
 import type { Actor } from '../../http/actor.js';
 import { parsePaging } from '../../http/paging.js';
 import type { Route } from '../../http/route.js';
-import { edgeCountries, edgeDns, edgePools, heartbeat, listEdges, registerEdge } from './service.js';
+import { edgeCountries, edgeDns, edgePools, heartbeat, listEdges, recordHeartbeatFailure, registerEdge } from './service.js';
 
 function edgeOf(actor: Actor): { edgeId: string; tokenId: string } {
   if (actor.type !== 'edge') throw new Error('edge route without an edge actor');
@@ -32,6 +32,7 @@ export function edgeRoutes(deps: AppDeps): Route[] {
         const { edgeId, tokenId } = edgeOf(actor);
         return { data: await heartbeat(db, body, edgeId, tokenId, fresh) };
       },
+      onRefused: async ({ db, actor }, error) => recordHeartbeatFailure(db, edgeOf(actor).edgeId, error),
     },
     { method: 'get', path: '/api/v1/edge/nodes', auth: 'api', handler: async ({ db, query }) => ({ data: await listEdges(db, parsePaging(query), fresh) }) },
     { method: 'get', path: '/api/v1/edges/pools', auth: 'api', handler: async ({ db }) => ({ data: await edgePools(db, fresh) }) },

@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Db } from '../../db/client.js';
-import { ValidationError } from '../../http/errors.js';
+import { HttpError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { anycastAddresses } from '../settings/anycast.js';
@@ -22,6 +22,7 @@ function serializeNode(node: NodeRow, freshSeconds: number, now: Date) {
     heartbeat_age_seconds: node.last_heartbeat_at ? Math.round((now.getTime() - node.last_heartbeat_at.getTime()) / 1000) : null,
     registered_at: unixSeconds(node.registered_at),
     last_heartbeat_at: unixSeconds(node.last_heartbeat_at),
+    last_failure_at: unixSeconds(node.last_failure_at),
     created_at: unixSeconds(node.created_at),
     updated_at: unixSeconds(node.updated_at),
   };
@@ -62,6 +63,21 @@ export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, toke
   if (report.purge_acks?.length) await acknowledgePurges(db, edgeId, report.purge_acks, freshSeconds, now);
   if (report.purge_failures?.length) await failPurges(db, edgeId, report.purge_failures);
   return serializeNode(node, freshSeconds, now);
+}
+
+function refusalText(error: unknown): string {
+  if (!(error instanceof HttpError)) return 'internal error';
+  return `${error.status} ${error.message}${error.field ? ` (${error.field})` : ''}${error.detail ? `: ${error.detail}` : ''}`;
+}
+
+/**
+ * Records a heartbeat the core refused after authenticating the edge (a non-2xx
+ * answer): one more consecutive failure, with why and when. Membership is left to
+ * freshness, so a single transient failure does not take the edge out of the pool;
+ * the next successful heartbeat resets the count.
+ */
+export async function recordHeartbeatFailure(db: Db, edgeId: string, error: unknown, now = new Date()): Promise<void> {
+  await db.edgeNode.updateMany({ where: { edge_id: edgeId }, data: { consecutive_failures: { increment: 1 }, last_failure: refusalText(error), last_failure_at: now } });
 }
 
 /**

@@ -108,6 +108,20 @@ describe('signed edge requests, register and heartbeat', () => {
     expect(answer.body.field).to.equal('edge_id');
   });
 
+  it('counts heartbeats refused after authentication, not unauthenticated ones, until a good one resets the count', async () => {
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' });
+    const node = async () => (await core.get('/api/v1/edge/nodes')).data.find((item: Json) => item.edge_id === 'edge-1');
+    expect((await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1', config_version: -1 })).status).to.equal(422);
+    expect((await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'someone-else' })).status).to.equal(422);
+    expect((await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' }, { tamper: (headers) => (headers['x-cdn-signature'] = '0'.repeat(64)) })).status).to.equal(401);
+    const failing = await node();
+    expect(failing).to.include({ consecutive_failures: 2, in_pool: true });
+    expect(failing.last_failure).to.match(/^422 validation failed \(edge_id\): edge_id someone-else differs/);
+    expect(failing.last_failure_at).to.be.a('number');
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' });
+    expect(await node()).to.include({ consecutive_failures: 0 });
+  });
+
   it('does not accept the operator API token on edge endpoints', async () => {
     const response = await fetch(`${core.url}/api/v1/edge/heartbeat`, { method: 'POST', headers: { authorization: 'Bearer operator', 'content-type': 'application/json' }, body: '{"edge_id":"edge-1"}' });
     expect(response.status).to.equal(401);
