@@ -82,7 +82,7 @@ async function actorOf(route: Route, req: Request, deps: AppDeps): Promise<Actor
   if (route.auth === 'public') return ANONYMOUS;
   if (route.auth === 'edge') {
     const rawBody = (req as Request & { rawBody?: Buffer }).rawBody ?? EMPTY_BODY;
-    return verifyEdgeRequest(deps.pool, deps.config, { method: req.method, pathWithQuery: req.originalUrl, headers: req.headers as Record<string, string | undefined>, rawBody });
+    return verifyEdgeRequest(deps.pool, deps.config, { method: req.method, pathWithQuery: req.originalUrl, headers: req.headers as Record<string, string | undefined>, rawBody }, { log: req.log });
   }
   return resolveActor(req.get('authorization'), deps.config, deps.prisma);
 }

