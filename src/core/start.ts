@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import { connect, type Connection } from '../db/connect.js';
 import { createApp } from '../http/app.js';
+import { withDirectLane } from '../http/direct-lane.js';
 import { loadApiSchemas } from '../http/validation.js';
 import { ensureBootstrapAdmin } from '../features/admin/service.js';
 import { ensureBootstrapEdgeToken } from '../features/edges/tokens.js';
@@ -66,8 +67,8 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const gitops: { controller?: GitopsController } = {};
     await activeVersion.start();
     const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, activeVersion, gitops };
-    const app = createApp(deps, coreRoutes(deps));
-    const httpServer = createServer(app);
+    const routes = coreRoutes(deps);
+    const httpServer = createServer(withDirectLane(createApp(deps, routes), deps, routes));
     httpServer.keepAliveTimeout = 65000;
     const port = await listen(httpServer, config.corePort, config.bind);
     const url = `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${port}`;

@@ -13,7 +13,8 @@ import { verifyEdgeRequest } from '../features/edges/edge-auth.js';
 import { assertAllowed, resolveActor } from './auth.js';
 import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
-import { RawJson, Reply, type Route, type RouteContext } from './route.js';
+import type { Route, RouteContext } from './route.js';
+import { writeResult } from './reply-writer.js';
 import { assertValid, validatorFor } from './validation.js';
 
 declare module 'express-serve-static-core' {
@@ -32,10 +33,14 @@ const EMPTY_BODY = Buffer.alloc(0);
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const AUDIT_TRANSACTION = { timeout: 20000, maxWait: 5000 };
 
+/** The caller's X-Request-Id when it is a sane token, else a new UUID. */
+export function requestIdFrom(given: string | string[] | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const given = req.get('x-request-id');
-    req.requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    req.requestId = requestIdFrom(req.headers['x-request-id']);
     req.log = logger.child({ requestId: req.requestId });
     res.setHeader('X-Request-Id', req.requestId);
     const started = process.hrtime.bigint();
@@ -78,13 +83,21 @@ function bodyOf(route: Route, req: Request): unknown {
   throw new ValidationError(undefined, 'a JSON body is required (Content-Type: application/json)');
 }
 
-async function actorOf(route: Route, req: Request, deps: AppDeps): Promise<Actor> {
+/** What authentication reads of a request. */
+export type RequestCredentials = { method: string; pathWithQuery: string; headers: Record<string, string | undefined>; rawBody: Buffer; log: Logger };
+
+/** The caller of a route at its auth level (an AuthError when the credentials do not hold). */
+export async function authenticate(route: Route, request: RequestCredentials, deps: AppDeps): Promise<Actor> {
   if (route.auth === 'public') return ANONYMOUS;
-  if (route.auth === 'edge') {
-    const rawBody = (req as Request & { rawBody?: Buffer }).rawBody ?? EMPTY_BODY;
-    return verifyEdgeRequest(deps.pool, deps.config, { method: req.method, pathWithQuery: req.originalUrl, headers: req.headers as Record<string, string | undefined>, rawBody }, { log: req.log });
-  }
-  return resolveActor(req.get('authorization'), deps.config, deps.prisma);
+  if (route.auth === 'edge') return verifyEdgeRequest(deps.pool, deps.config, request, { log: request.log });
+  const actor = await resolveActor(request.headers.authorization, deps.config, deps.prisma);
+  assertAllowed(actor, route.auth);
+  return actor;
+}
+
+function credentialsOf(req: Request): RequestCredentials {
+  const rawBody = (req as Request & { rawBody?: Buffer }).rawBody ?? EMPTY_BODY;
+  return { method: req.method, pathWithQuery: req.originalUrl, headers: req.headers as Record<string, string | undefined>, rawBody, log: req.log };
 }
 
 async function reportRefusal(route: Route, actor: Actor, req: Request, deps: AppDeps, error: unknown): Promise<void> {
@@ -113,19 +126,13 @@ async function respond(route: Route, validate: ValidateFunction | undefined, req
     log: req.log,
   };
   const result = route.audit ? await runAudited(route, context, deps.prisma) : await route.handler(context);
-  if (result instanceof Reply) res.status(result.status).json(result.body);
-  else if (result instanceof RawJson) {
-    if (result.encoding) res.setHeader('Content-Encoding', result.encoding).setHeader('Vary', 'Accept-Encoding');
-    res.status(route.status ?? 200).type('application/json').send(result.body);
-  }
-  else res.status(route.status ?? 200).json(result);
+  writeResult(res, route.status ?? 200, result);
 }
 
 function mount(app: express.Express, route: Route, deps: AppDeps): void {
   const validate = route.body ? validatorFor(deps.ajv, route.body) : undefined;
   app[route.method](route.path, async (req, res) => {
-    const actor = await actorOf(route, req, deps);
-    assertAllowed(actor, route.auth);
+    const actor = await authenticate(route, credentialsOf(req), deps);
     try {
       await respond(route, validate, req, res, actor, deps);
     } catch (error) {

@@ -1,6 +1,9 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from './database-errors.js';
 import { HttpError, NotFoundError, UnavailableError, ValidationError } from './errors.js';
+import { writeJson } from './reply-writer.js';
 
 type BodyParserError = { type?: string; status?: number; message: string; limit?: number };
 
@@ -29,17 +32,19 @@ export function toHttpError(error: unknown): HttpError {
 }
 
 /** The one error funnel: writes `{error, field?, detail?}` and logs 5xx at error level, the rest at warn. */
-export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
+export function writeError(res: ServerResponse, error: unknown, log: Logger | undefined): void {
   const http = toHttpError(error);
-  const log = req.log;
   if (http.status >= 500) log?.error({ err: error, status: http.status }, http.message);
   else log?.warn({ status: http.status, error: http.message, field: http.field }, 'request rejected');
   if (res.headersSent) return;
   const body: Record<string, unknown> = { ...http.extra, error: http.message };
   if (http.field !== undefined) body.field = http.field;
   if (http.detail !== undefined) body.detail = http.detail;
-  res.status(http.status).json(body);
-};
+  writeJson(res, http.status, body);
+}
+
+/** The express end of the funnel. */
+export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => writeError(res, error, req.log);
 
 /** 404 for any path no route claimed. */
 export const unknownRoute: RequestHandler = (req, _res, next) => {

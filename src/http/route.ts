@@ -42,6 +42,11 @@ export type Route = {
   audit?: AuditSpec;
   /** The change affects what edges or DNS serve: the published config is marked dirty in the same transaction. */
   publishes?: boolean;
+  /**
+   * Also served by the direct lane in front of express (direct-lane.ts), for the
+   * hottest endpoints: GET of an exact path, edge or public auth, no body.
+   */
+  direct?: boolean;
   handler: (context: RouteContext) => Promise<unknown>;
   /**
    * Called when a request that passed authentication is refused anyway (its body

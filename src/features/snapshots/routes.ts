@@ -42,6 +42,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       method: 'get',
       path: '/api/v1/edge/config',
       auth: 'edge',
+      direct: true,
       handler: async ({ db, query, headers }) => {
         const wanted = ifVersion(query);
         const snapshot = await active.get(db, deps.activeVersion);
