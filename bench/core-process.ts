@@ -5,9 +5,9 @@ export type CoreProcess = { child: ChildProcess; base: string; stop: () => Promi
 
 /**
  * Starts `cdn core` as its own process on `databaseUrl` with extra env, resolving once it
- * listens. `onLog` receives every later log entry (JSON lines on stdout).
+ * listens (its later log lines are read and dropped, so its stdout never fills up).
  */
-export function startCoreProcess(databaseUrl: string, env: Record<string, string> = {}, onLog?: (entry: Record<string, unknown>) => void): Promise<CoreProcess> {
+export function startCoreProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<CoreProcess> {
   const child = spawn(process.execPath, ['bin/cdn.js', 'core'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -22,7 +22,6 @@ export function startCoreProcess(databaseUrl: string, env: Record<string, string
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const entry = JSON.parse(line) as { msg?: string; url?: string };
       if (entry.msg === 'core listening') resolve({ child, base: entry.url!, stop });
-      else onLog?.(entry);
     });
   });
 }
