@@ -28,7 +28,8 @@ declare module 'express-serve-static-core' {
 export type Triggerable = { trigger: (reason: 'webhook') => void };
 export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; gitops?: { controller?: Triggerable } };
 
-const EMPTY_BODY = Buffer.alloc(0);
+/** The raw body of a request that has none. */
+export const EMPTY_BODY = Buffer.alloc(0);
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const AUDIT_TRANSACTION = { timeout: 20000, maxWait: 5000 };
@@ -38,16 +39,20 @@ export function requestIdFrom(given: string | string[] | undefined): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/** The debug line every request ends with: what was asked, the status and the time it took (ms). */
+export function logCompletion(log: Logger, method: string, path: string, status: number, started: bigint): void {
+  if (!log.isLevelEnabled('debug')) return;
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  log.debug({ method, path, status, ms: Math.round(ms * 10) / 10 }, 'request completed');
+}
+
 function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
     req.requestId = requestIdFrom(req.headers['x-request-id']);
     req.log = logger.child({ requestId: req.requestId });
     res.setHeader('X-Request-Id', req.requestId);
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      req.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request completed');
-    });
+    res.on('finish', () => logCompletion(req.log, req.method, req.path, res.statusCode, started));
     next();
   };
 }

@@ -1,12 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import type { Logger } from 'pino';
-import { authenticate, requestIdFrom, type AppDeps } from './app.js';
+import { authenticate, EMPTY_BODY, logCompletion, requestIdFrom, type AppDeps } from './app.js';
 import { writeError } from './error-handler.js';
 import { writeResult } from './reply-writer.js';
 import type { Route, RouteContext } from './route.js';
-
-const EMPTY_BODY = Buffer.alloc(0);
 
 // A route the lane may take: nothing it serves may need express (path parameters,
 // a body, an audit transaction, a refusal hook) or an operator's credentials.
@@ -20,26 +17,22 @@ function hasBody(req: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-function logCompletion(log: Logger, req: IncomingMessage, path: string, status: number, started: bigint): void {
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  log.debug({ method: req.method, path, status, ms: Math.round(ms * 10) / 10 }, 'request completed');
-}
-
-async function serve(route: Route, req: IncomingMessage, res: ServerResponse, path: string, search: string, deps: AppDeps): Promise<void> {
+async function serve(route: Route, req: IncomingMessage, res: ServerResponse, url: string, deps: AppDeps): Promise<void> {
   const started = process.hrtime.bigint();
   const requestId = requestIdFrom(req.headers['x-request-id']);
   const log = deps.logger.child({ requestId });
   res.setHeader('X-Request-Id', requestId);
   const headers = req.headers as Record<string, string | undefined>;
   try {
-    const actor = await authenticate(route, { method: 'GET', pathWithQuery: req.url!, headers, rawBody: EMPTY_BODY, log }, deps);
-    const query = parseQuery(search) as Record<string, unknown>;
+    const actor = await authenticate(route, { method: 'GET', pathWithQuery: url, headers, rawBody: EMPTY_BODY, log }, deps);
+    const mark = url.indexOf('?');
+    const query = parseQuery(mark === -1 ? '' : url.slice(mark + 1)) as Record<string, unknown>;
     const context: RouteContext = { params: {}, query, body: undefined, sent: undefined, actor, headers, rawBody: EMPTY_BODY, requestId, db: deps.prisma, log };
     writeResult(res, route.status ?? 200, await route.handler(context));
   } catch (error) {
     writeError(res, error, log);
   }
-  if (log.isLevelEnabled('debug')) logCompletion(log, req, path, res.statusCode, started);
+  logCompletion(log, 'GET', route.path, res.statusCode, started);
 }
 
 /**
@@ -58,10 +51,8 @@ export function withDirectLane(app: RequestListener, deps: AppDeps, routes: Rout
   }
   return (req, res) => {
     const url = req.url ?? '/';
-    const mark = url.indexOf('?');
-    const path = mark === -1 ? url : url.slice(0, mark);
-    const route = req.method === 'GET' ? direct.get(path) : undefined;
+    const route = req.method === 'GET' ? direct.get(url.split('?', 1)[0]) : undefined;
     if (!route || hasBody(req)) return app(req, res);
-    void serve(route, req, res, path, mark === -1 ? '' : url.slice(mark + 1), deps);
+    void serve(route, req, res, url, deps);
   };
 }
