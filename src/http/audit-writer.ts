@@ -3,12 +3,15 @@ import type { Actor } from './actor.js';
 
 const SECRET_FIELD = /password|secret|token|private_key/i;
 
-/** A copy of a request body fit for the audit log: secret-looking fields are replaced by "[redacted]". */
+/**
+ * A copy of a body fit for the audit log or an operator's eyes: the value of every
+ * secret-looking field is replaced by "[redacted]" (an unset one stays null).
+ */
 export function redactSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, SECRET_FIELD.test(key) ? '[redacted]' : redactSecrets(inner)]),
+      Object.entries(value).map(([key, inner]) => [key, SECRET_FIELD.test(key) && inner != null ? '[redacted]' : redactSecrets(inner)]),
     );
   }
   return value;

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
 import type { Db } from '../db/client.js';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
+import { redactSecrets } from '../http/audit-writer.js';
 import { NotFoundError } from '../http/errors.js';
 import { unixSeconds } from '../http/timestamps.js';
 
@@ -13,10 +14,16 @@ async function snapshotRow(db: Db, version: number) {
   return row;
 }
 
-/** One stored snapshot with its payload. */
-export async function getSnapshot(db: Db, version: number) {
+// One stored snapshot with its payload exactly as edges get it, secrets included.
+async function storedSnapshot(db: Db, version: number) {
   const row = await snapshotRow(db, version);
   return { version: row.version, checksum: row.checksum, size_bytes: row.size_bytes, source: row.source, source_version: row.source_version, created_at: unixSeconds(row.created_at), snapshot: JSON.parse(Buffer.from(row.payload).toString()) };
+}
+
+/** One stored snapshot for operators: secrets (the origin shield secret…) are redacted; only the edge pull carries them. */
+export async function getSnapshot(db: Db, version: number) {
+  const stored = await storedSnapshot(db, version);
+  return { ...stored, snapshot: redactSecrets(stored.snapshot) };
 }
 
 /**
@@ -25,7 +32,7 @@ export async function getSnapshot(db: Db, version: number) {
  * plus whether the edge-wide settings or the purge list changed.
  */
 export async function diffSnapshots(db: Db, from: number, to: number) {
-  const [before, after] = await Promise.all([getSnapshot(db, from), getSnapshot(db, to)]);
+  const [before, after] = await Promise.all([storedSnapshot(db, from), storedSnapshot(db, to)]);
   const old = new Map((before.snapshot as Payload).domains.map((item) => [item.domain, item]));
   const now = new Map((after.snapshot as Payload).domains.map((item) => [item.domain, item]));
   const changed = [...now]

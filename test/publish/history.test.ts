@@ -43,6 +43,24 @@ describe('snapshot history: payload, diff and rollback', () => {
       expect((await core.get('/api/v1/audit?limit=1')).data[0]).to.include({ action: 'snapshot.rollback', target_id: String(first) });
     });
 
+    it('redacts the origin shield secret in a stored payload, while the diff still sees it change', async () => {
+      const shielded = await core.createDomain('shield.history.example', { origin_shield_header_name: 'X-Shield', origin_shield_secret: 'first-secret-value' });
+      await core.post(`/api/v1/domains/${shielded.id}/activate`, { override: true });
+      const first = (await publish()).version!;
+      await core.patch(`/api/v1/domains/${shielded.id}`, { origin_shield_secret: 'second-secret-value' });
+      const second = (await publish()).version!;
+
+      const response = await fetch(`${core.url}/api/v1/config/snapshots/${second}`);
+      const text = await response.text();
+      expect(text).not.to.include('secret-value');
+      const domain = JSON.parse(text).data.snapshot.domains.find((item: Json) => item.domain === 'shield.history.example');
+      expect(domain.origin_shield).to.deep.equal({ header_name: 'X-Shield', secret: '[redacted]' });
+
+      const diff = (await core.post('/api/v1/config/snapshots/diff', { from_version: first, to_version: second })).data;
+      expect(JSON.stringify(diff)).not.to.include('secret-value');
+      expect(diff.domains_changed).to.deep.include({ domain: 'shield.history.example', sections: ['origin_shield'] });
+    });
+
     it('answers 404 for an unknown version and 422 for bad input', async () => {
       await core.get('/api/v1/config/snapshots/999', 404);
       await core.post('/api/v1/config/snapshots/999/rollback', undefined, 404);
