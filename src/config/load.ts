@@ -71,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     config[key] = parseVariable(variable, env[variable.env], profile);
   }
   checkBootstrapAdmin(config as Config);
+  checkClientIpHashKey(config as Config);
   return Object.freeze(config) as Config;
 }
 
@@ -79,6 +80,14 @@ function checkBootstrapAdmin(config: Config): void {
   if (!config.bootstrapAdminUsername) throw new ConfigError('CDN_BOOTSTRAP_ADMIN_USERNAME must be set when CDN_BOOTSTRAP_ADMIN_USER is true');
   if (!config.bootstrapAdminPassword || config.bootstrapAdminPassword.length < 8) {
     throw new ConfigError('CDN_BOOTSTRAP_ADMIN_PASSWORD must be at least 8 characters when CDN_BOOTSTRAP_ADMIN_USER is true');
+  }
+}
+
+const MIN_HASH_KEY = 32;
+
+function checkClientIpHashKey(config: Config): void {
+  if (config.clientIpHashKey !== undefined && config.clientIpHashKey.length < MIN_HASH_KEY) {
+    throw new ConfigError(`CDN_CLIENT_IP_HASH_KEY must be at least ${MIN_HASH_KEY} characters`);
   }
 }
 

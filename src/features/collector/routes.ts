@@ -6,6 +6,8 @@ import { inTransaction } from '../../db/transaction.js';
 import { ingestOriginHealth } from './origin-health.js';
 import { ingestSecurityEvents } from './security.js';
 import { ingestUsage } from './usage.js';
+import { clientIpKeyLoader } from './client-ip-key.js';
+import type { ClientIpPolicy } from './client-ip.js';
 
 const INGEST_TRANSACTION = { timeout: 30000, maxWait: 10000 };
 
@@ -13,6 +15,8 @@ const INGEST_TRANSACTION = { timeout: 30000, maxWait: 10000 };
 export function collectorRoutes(deps: AppDeps): Route[] {
   const validate = validatorFor(deps.ajv, 'usage-event');
   const validateSecurity = validatorFor(deps.ajv, 'security-event');
+  const clientIpKey = clientIpKeyLoader(deps.config, deps.pool);
+  const clientIp = async (): Promise<ClientIpPolicy> => ({ storeFull: deps.config.storeFullClientIp, key: await clientIpKey() });
   return [
     {
       method: 'post',
@@ -31,7 +35,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       body: 'collector-security-events',
       handler: async ({ db, body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
-        const options = { validate: validateSecurity, storeFullIp: deps.config.storeFullClientIp };
+        const options = { validate: validateSecurity, clientIp: await clientIp() };
         return { data: await db.$transaction((tx) => ingestSecurityEvents(tx as unknown as Db, body, edgeId, options), INGEST_TRANSACTION) };
       },
     },
@@ -43,7 +47,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       // The hottest write path: raw pg, a handful of statements per batch.
       handler: async ({ body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
-        const options = { validate, storeFullIp: deps.config.storeFullClientIp, retentionDays: deps.config.analyticsRetentionDays };
+        const options = { validate, clientIp: await clientIp(), retentionDays: deps.config.analyticsRetentionDays };
         return { data: await inTransaction(deps.pool, (client) => ingestUsage(client, body, edgeId, options)) };
       },
     },

@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/client.js';
 import { LOCK_KEYS } from '../../db/advisory-lock.js';
 import { schemaProblem } from '../../http/validation.js';
-import { storedClientIp } from './client-ip.js';
+import { storedClientIp, type ClientIpPolicy } from './client-ip.js';
 import { apexCandidates, domainOfHosts } from './domain-lookup.js';
 import type { Rejection } from './usage.js';
 
@@ -26,7 +26,7 @@ function checkEvent(validate: ValidateFunction, event: unknown, index: number, n
  * (edge, queue), so retries and parallel flushes of one queue cannot interleave.
  * Idempotency keys, per-event rejection and IP hashing work as for usage.
  */
-export async function ingestSecurityEvents(db: Db, batch: { idempotency_key?: string; queue: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; storeFullIp: boolean; now?: Date }) {
+export async function ingestSecurityEvents(db: Db, batch: { idempotency_key?: string; queue: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; clientIp: ClientIpPolicy; now?: Date }) {
   await db.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_KEYS.securityQueue}::int, hashtext(${`${edgeId}/${batch.queue}`}))`;
   if (batch.idempotency_key) {
     const inserted = await db.ingestKey.createMany({ data: [{ stream: `security/${batch.queue}`, key: batch.idempotency_key, edge_id: edgeId, event_count: batch.events.length }], skipDuplicates: true });
@@ -53,7 +53,7 @@ export async function ingestSecurityEvents(db: Db, batch: { idempotency_key?: st
       method: event.method ?? null,
       path: event.path ?? null,
       client_country: event.client_country ?? null,
-      client_ip: storedClientIp(event.client_ip, options.storeFullIp),
+      client_ip: storedClientIp(event.client_ip, options.clientIp),
       user_agent: event.user_agent ?? null,
       details: (event.details ?? {}) as object,
       occurred_at: new Date(event.timestamp * 1000),

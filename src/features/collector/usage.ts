@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import type pg from 'pg';
 import { schemaProblem } from '../../http/validation.js';
 import { CACHED_STATUSES } from '../../shared/cache-status.js';
-import { storedClientIp } from './client-ip.js';
+import { storedClientIp, type ClientIpPolicy } from './client-ip.js';
 import { apexCandidates, domainOfHosts } from './domain-lookup.js';
 
 export type UsageEvent = { domain: string; path: string; status: number; bytes: number; cache_status: string; timestamp: number; client_country?: string | null; client_ip?: string | null };
@@ -80,7 +80,7 @@ async function addToAggregates(db: Queryable, events: Stored[]): Promise<void> {
   await db.query(ADD_TO_AGGREGATES, [sums.map((entry) => entry.bucket), sums.map((entry) => entry.start), sums.map((entry) => entry.domain), ...[0, 1, 2, 3, 4, 5, 6, 7].map(column)]);
 }
 
-async function insertEvents(db: Queryable, events: Stored[], edgeId: string, storeFullIp: boolean): Promise<void> {
+async function insertEvents(db: Queryable, events: Stored[], edgeId: string, clientIp: ClientIpPolicy): Promise<void> {
   if (!events.length) return;
   await db.query(INSERT_EVENTS, [
     edgeId,
@@ -91,7 +91,7 @@ async function insertEvents(db: Queryable, events: Stored[], edgeId: string, sto
     events.map((event) => event.bytes),
     events.map((event) => event.cache_status.toLowerCase()),
     events.map((event) => event.client_country ?? null),
-    events.map((event) => storedClientIp(event.client_ip, storeFullIp)),
+    events.map((event) => storedClientIp(event.client_ip, clientIp)),
     events.map((event) => event.timestamp),
   ]);
 }
@@ -100,9 +100,9 @@ async function insertEvents(db: Queryable, events: Stored[], edgeId: string, sto
  * Ingests a batch of usage events in one transaction (the caller's): each event is
  * validated on its own (invalid ones are reported, valid ones kept); a batch whose
  * idempotency key was seen before is not counted again; client IPs are stored as
- * SHA-256 unless `storeFullIp`; minute/hour/day aggregates move with the events.
+ * a keyed hash unless the policy keeps full IPs (client-ip.ts); minute/hour/day aggregates move with the events.
  */
-export async function ingestUsage(db: Queryable, batch: { idempotency_key?: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; storeFullIp: boolean; retentionDays: number; now?: Date }) {
+export async function ingestUsage(db: Queryable, batch: { idempotency_key?: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; clientIp: ClientIpPolicy; retentionDays: number; now?: Date }) {
   if (batch.idempotency_key) {
     const inserted = await db.query("INSERT INTO ingest_keys (stream, key, edge_id, event_count) VALUES ('usage', $1, $2, $3) ON CONFLICT DO NOTHING", [batch.idempotency_key, edgeId, batch.events.length]);
     if (inserted.rowCount === 0) return { duplicate: true, accepted: 0, rejected: [] as Rejection[] };
@@ -118,7 +118,7 @@ export async function ingestUsage(db: Queryable, batch: { idempotency_key?: stri
   });
   const ids = await domainIds(db, [...new Set(valid.map((event) => event.domain))]);
   const stored: Stored[] = valid.map((event) => ({ ...event, domain_id: ids.get(event.domain) ?? null }));
-  await insertEvents(db, stored, edgeId, options.storeFullIp);
+  await insertEvents(db, stored, edgeId, options.clientIp);
   await addToAggregates(db, stored);
   return { duplicate: false, accepted: stored.length, unknown_domain: stored.filter((event) => !event.domain_id).length, rejected };
 }

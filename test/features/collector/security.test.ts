@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { signedHeaders } from '../../../src/shared/signing.js';
 import { TestCore, type Json } from '../../support/core.js';
@@ -33,7 +33,8 @@ describe('security event ingest', () => {
     expect(answer.body.data.rejected.map((rejection: Json) => [rejection.index, rejection.field])).to.deep.equal([[1, 'kind']]);
     const events = (await core.get(`/api/v1/domains/${domain.id}/security/events`)).data;
     expect(events.map((item: Json) => item.kind).sort()).to.deep.equal(['rate_limit', 'waf']);
-    expect(events[0].client_ip).to.equal(createHash('sha256').update('192.0.2.9').digest('hex'));
+    const { value: key } = await core.db.installationSecret.findUniqueOrThrow({ where: { name: 'client_ip_hash_key' } });
+    expect(events[0].client_ip).to.equal(createHmac('sha256', Buffer.from(key, 'hex')).update('192.0.2.9').digest('hex'));
     expect((await core.get(`/api/v1/security/summary?domain_id=${domain.id}`)).data.by_kind).to.deep.equal({ waf: 1, rate_limit: 1 });
   });
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { signedHeaders } from '../../../src/shared/signing.js';
 import { TestCore, type Json } from '../../support/core.js';
@@ -34,7 +34,9 @@ describe('usage ingest', () => {
     expect(answer.body.data).to.deep.include({ duplicate: false, accepted: 2, unknown_domain: 0, rejected: [] });
     const stored = await core.db.usageEvent.findMany({ where: { domain_id: domain.id } });
     expect(stored.map((row) => row.client_country)).to.deep.equal(['DE', 'DE']);
-    expect(stored[0].client_ip).to.equal(createHash('sha256').update('192.0.2.44').digest('hex'));
+    const { value: key } = await core.db.installationSecret.findUniqueOrThrow({ where: { name: 'client_ip_hash_key' } });
+    expect(stored[0].client_ip).to.equal(createHmac('sha256', Buffer.from(key, 'hex')).update('192.0.2.44').digest('hex'));
+    expect(stored[0].client_ip).not.to.equal(createHash('sha256').update('192.0.2.44').digest('hex'));
     for (const bucket of ['minute', 'hour', 'day'] as const) {
       const [row] = await core.db.usageAggregate.findMany({ where: { bucket, domain_id: domain.id } });
       expect(row).to.deep.include({ requests: 2n, bytes: 1010n, cached_requests: 1n, cached_bytes: 1000n, status_2xx: 1n, status_5xx: 1n });
@@ -86,7 +88,7 @@ describe('usage ingest', () => {
     const { ingestUsage } = await import('../../../src/features/collector/usage.js');
     const { loadApiSchemas, validatorFor } = await import('../../../src/http/validation.js');
     const validate = validatorFor(loadApiSchemas(), 'usage-event');
-    await ingestUsage(core.core.connection.pool, { events: [event({ client_ip: '2001:db8::77', path: '/full-ip' })] }, 'edge-1', { validate, storeFullIp: true, retentionDays: 30 });
+    await ingestUsage(core.core.connection.pool, { events: [event({ client_ip: '2001:db8::77', path: '/full-ip' })] }, 'edge-1', { validate, clientIp: { storeFull: true, key: Buffer.alloc(32) }, retentionDays: 30 });
     const row = await core.db.usageEvent.findFirstOrThrow({ where: { path: '/full-ip' } });
     expect(row.client_ip).to.equal('2001:db8::77');
   });
