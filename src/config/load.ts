@@ -1,3 +1,4 @@
+import { trustedProxies } from './trusted-proxies.js';
 import { VARIABLES, type Profile, type Variable } from './variables.js';
 
 type Table = typeof VARIABLES;
@@ -72,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   checkBootstrapAdmin(config as Config);
   checkClientIpHashKey(config as Config);
+  checkTrustedProxies(config as Config);
   return Object.freeze(config) as Config;
 }
 
@@ -80,6 +82,14 @@ function checkBootstrapAdmin(config: Config): void {
   if (!config.bootstrapAdminUsername) throw new ConfigError('CDN_BOOTSTRAP_ADMIN_USERNAME must be set when CDN_BOOTSTRAP_ADMIN_USER is true');
   if (!config.bootstrapAdminPassword || config.bootstrapAdminPassword.length < 8) {
     throw new ConfigError('CDN_BOOTSTRAP_ADMIN_PASSWORD must be at least 8 characters when CDN_BOOTSTRAP_ADMIN_USER is true');
+  }
+}
+
+function checkTrustedProxies(config: Config): void {
+  try {
+    trustedProxies(config.apiTrustedProxies);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
   }
 }
 

@@ -27,6 +27,7 @@ export const VARIABLES = {
   autoMigrate: { env: 'CDN_AUTO_MIGRATE', kind: 'bool', default: true, description: 'Apply pending migrations at start. Production can set false and run `cdn migrate` after a backup.' },
   apiToken: { env: 'CDN_API_TOKEN', kind: 'string', secret: true, description: 'Bearer token accepted on every control-plane endpoint. When unset, control-plane endpoints need no bearer.' },
   apiMaxBodyBytes: { env: 'CDN_API_MAX_BODY_BYTES', kind: 'int', min: 1024, max: 100 * 1024 * 1024, default: 1048576, description: 'Largest accepted control-plane request body; larger bodies get 413.' },
+  apiTrustedProxies: { env: 'CDN_API_TRUSTED_PROXIES', kind: 'string', default: '', description: 'Comma-separated addresses or CIDRs (or loopback) of reverse proxies in front of the core whose X-Forwarded-For names the client (login throttling). Empty: the connecting address is the client.' },
   adminSessionTtlSeconds: { env: 'CDN_ADMIN_SESSION_TTL_SECONDS', kind: 'int', min: 60, max: 30 * DAY, default: 43200, description: 'Lifetime of an admin session token returned by POST /api/v1/admin/login.' },
   bootstrapAdminUser: { env: 'CDN_BOOTSTRAP_ADMIN_USER', kind: 'bool', default: false, description: 'When true (1), create the admin named by CDN_BOOTSTRAP_ADMIN_USERNAME at start if it does not exist. Disable in production.' },
   bootstrapAdminUsername: { env: 'CDN_BOOTSTRAP_ADMIN_USERNAME', kind: 'string', description: 'Username of the bootstrap admin.' },

@@ -16,6 +16,7 @@ import { ValidationError } from './errors.js';
 import type { Route, RouteContext } from './route.js';
 import { writeResult } from './reply-writer.js';
 import { assertValid, validatorFor } from './validation.js';
+import { trustedProxies } from '../config/trusted-proxies.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -127,6 +128,7 @@ async function respond(route: Route, validate: ValidateFunction | undefined, req
     headers: req.headers as Record<string, string | undefined>,
     rawBody: (req as Request & { rawBody?: Buffer }).rawBody ?? EMPTY_BODY,
     requestId: req.requestId,
+    clientIp: req.ip ?? req.socket.remoteAddress ?? '',
     db: deps.prisma,
     log: req.log,
   };
@@ -153,6 +155,7 @@ export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', trustedProxies(deps.config.apiTrustedProxies));
   app.use(requestContext(deps.logger));
   app.use(
     express.json({

@@ -27,7 +27,7 @@ async function serve(route: Route, req: IncomingMessage, res: ServerResponse, ur
     const actor = await authenticate(route, { method: 'GET', pathWithQuery: url, headers, rawBody: EMPTY_BODY, log }, deps);
     const mark = url.indexOf('?');
     const query = parseQuery(mark === -1 ? '' : url.slice(mark + 1)) as Record<string, unknown>;
-    const context: RouteContext = { params: {}, query, body: undefined, sent: undefined, actor, headers, rawBody: EMPTY_BODY, requestId, db: deps.prisma, log };
+    const context: RouteContext = { params: {}, query, body: undefined, sent: undefined, actor, headers, rawBody: EMPTY_BODY, requestId, clientIp: req.socket.remoteAddress ?? '', db: deps.prisma, log };
     writeResult(res, route.status ?? 200, await route.handler(context));
   } catch (error) {
     writeError(res, error, log);

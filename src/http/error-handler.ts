@@ -37,6 +37,7 @@ export function writeError(res: ServerResponse, error: unknown, log: Logger | un
   if (http.status >= 500) log?.error({ err: error, status: http.status }, http.message);
   else log?.warn({ status: http.status, error: http.message, field: http.field }, 'request rejected');
   if (res.headersSent) return;
+  for (const [name, value] of Object.entries(http.headers ?? {})) res.setHeader(name, value);
   const body: Record<string, unknown> = { ...http.extra, error: http.message };
   if (http.field !== undefined) body.field = http.field;
   if (http.detail !== undefined) body.detail = http.detail;

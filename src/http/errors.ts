@@ -10,6 +10,8 @@ export class HttpError extends Error {
     readonly detail?: string,
     /** More properties of the error body (e.g. the per-line errors of an import). */
     readonly extra?: Record<string, unknown>,
+    /** Response headers that go with the error (e.g. Retry-After). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
@@ -47,6 +49,13 @@ export class ConflictError extends HttpError {
 export class BadRequestError extends HttpError {
   constructor(message: string, detail?: string) {
     super(400, message, undefined, detail);
+  }
+}
+
+/** 429: the caller must wait `retryAfterSeconds` before trying again (sent as Retry-After). */
+export class TooManyRequestsError extends HttpError {
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(429, message, undefined, `try again in ${retryAfterSeconds} s`, { retry_after: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
 

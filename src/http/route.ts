@@ -17,6 +17,8 @@ export type RouteContext<Body = any> = {
   headers: Record<string, string | undefined>;
   rawBody: Buffer;
   requestId: string;
+  /** The caller's address: the socket's, or the one a trusted proxy forwarded (CDN_API_TRUSTED_PROXIES). */
+  clientIp: string;
   db: Db;
   log: Logger;
 };

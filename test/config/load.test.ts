@@ -62,6 +62,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ CDN_ENV: 'staging' })).to.throw(ConfigError, /CDN_ENV="staging" must be one of development, production/);
   });
 
+  it('rejects a trusted proxy that is not an address, a CIDR or a named range', () => {
+    expect(() => loadConfig({ CDN_API_TRUSTED_PROXIES: '10.0.0.0/8, proxy.example' })).to.throw(ConfigError, /CDN_API_TRUSTED_PROXIES: "proxy.example" is not an address/);
+    expect(loadConfig({ CDN_API_TRUSTED_PROXIES: 'loopback, 10.0.0.0/8 2001:db8::1' }).apiTrustedProxies).to.equal('loopback, 10.0.0.0/8 2001:db8::1');
+  });
+
   it('requires a username and a password of 8+ characters when the bootstrap admin is enabled', () => {
     expect(() => loadConfig({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_PASSWORD: 'long-enough' })).to.throw(ConfigError, /CDN_BOOTSTRAP_ADMIN_USERNAME/);
     expect(() => loadConfig({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: 'admin', CDN_BOOTSTRAP_ADMIN_PASSWORD: 'short' })).to.throw(ConfigError, /CDN_BOOTSTRAP_ADMIN_PASSWORD/);

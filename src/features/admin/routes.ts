@@ -1,13 +1,14 @@
 import { writeAudit } from '../../http/audit-writer.js';
 import type { AppDeps } from '../../http/app.js';
 import type { Route } from '../../http/route.js';
+import { admitLoginAttempt, forgiveLoginAttempts } from './login-throttle.js';
 import { currentAdmin, login, logout } from './service.js';
 
 function sessionIdOf(actor: { type: string; sessionId?: string }): string {
   return (actor as { sessionId: string }).sessionId;
 }
 
-/** Admin session endpoints: login (public), me and logout (admin session). */
+/** Admin session endpoints: login (public, throttled), me and logout (admin session). */
 export function adminRoutes(deps: AppDeps): Route[] {
   return [
     {
@@ -15,8 +16,11 @@ export function adminRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/admin/login',
       auth: 'public',
       body: 'admin-login',
-      handler: async ({ db, body, requestId }) => {
+      // Throttled per username and per client before the password is even checked (login-throttle.ts).
+      handler: async ({ db, body, requestId, clientIp }) => {
+        await admitLoginAttempt(deps.pool, body.username, clientIp);
         const result = await login(db, body.username, body.password, deps.config.adminSessionTtlSeconds);
+        await forgiveLoginAttempts(deps.pool, body.username, result.user.id, clientIp);
         await writeAudit(db, {
           actor: { type: 'admin', name: result.user.username, userId: result.user.id, sessionId: '' },
           action: 'admin.login',
