@@ -79,7 +79,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
-        stopHousekeeping();
+        await stopHousekeeping();
         await stopPublisher();
         await gitops.controller?.stop();
         await closeGracefully(httpServer);
