@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import type { Connection } from '../db/connect.js';
-import { pruneIngestKeys } from '../features/collector/ingest-keys.js';
 import { refreshOriginHealth } from '../features/collector/origin-health-status.js';
 import { pruneNonces } from '../features/edges/edge-auth.js';
+import { INGEST_KEYS, pruneTarget } from './retention-targets.js';
 
 const INTERVAL_MS = 60000;
 
@@ -19,7 +19,7 @@ function chores(connection: Connection, config: Config, logger: Logger): Chore[]
   };
   return [
     { name: 'nonces', run: () => pruneNonces(connection.prisma) },
-    { name: 'ingestKeys', run: (now) => pruneIngestKeys(connection.pool, config.ingestKeyRetentionDays, config.retentionBatchSize, now) },
+    { name: 'ingestKeys', run: (now) => pruneTarget(INGEST_KEYS, connection.pool, config, now) },
     { name: 'originHealth', run: originHealth },
   ];
 }
