@@ -1,11 +1,12 @@
 import type { Db } from '../../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { markConfigDirty } from '../../publish/dirty.js';
 
 export type OriginHealth = 'unknown' | 'healthy' | 'degraded' | 'unhealthy';
 export type HealthChange = { origin_id: string; health_status: OriginHealth };
 
-/** How far back the observations that make an origin's health reach. */
-export const HEALTH_WINDOW_MS = 2 * 60 * 1000;
+// How far back the observations that make an origin's health reach.
+const HEALTH_WINDOW_MS = 2 * 60 * 1000;
 const MIN_OBSERVATIONS = 3;
 const UNHEALTHY_FAILURE_RATIO = 0.5;
 const DEGRADED_FAILURE_RATIO = 0.1;
@@ -29,23 +30,23 @@ export function healthOf(outcomes: boolean[]): OriginHealth {
 
 type WindowRow = { id: string; health_status: string; observations: bigint; failures: bigint };
 
-// Counts per origin in the window ending at `now` (the (origin_id, observed_at) index serves the join).
-async function windowCounts(db: Db, where: { ids: string[] } | 'not-unknown', now: Date): Promise<WindowRow[]> {
+// Counts per origin in the window ending at `now` (the (origin_id, observed_at) index serves the join):
+// of the given origins, or of every origin whose health is known.
+async function windowCounts(db: Db, ids: string[] | 'known', now: Date): Promise<WindowRow[]> {
   const since = new Date(now.getTime() - HEALTH_WINDOW_MS);
-  if (where === 'not-unknown') {
-    return db.$queryRaw<WindowRow[]>`
-      SELECT o.id, o.health_status, count(h.id) AS observations, count(h.id) FILTER (WHERE NOT h.success) AS failures
-      FROM origins o LEFT JOIN origin_health_observations h ON h.origin_id = o.id AND h.observed_at >= ${since}
-      WHERE o.health_status <> 'unknown' GROUP BY o.id ORDER BY o.id`;
-  }
+  const which = ids === 'known' ? Prisma.sql`o.health_status <> 'unknown'` : Prisma.sql`o.id = ANY(${ids}::text[])`;
   return db.$queryRaw<WindowRow[]>`
     SELECT o.id, o.health_status, count(h.id) AS observations, count(h.id) FILTER (WHERE NOT h.success) AS failures
     FROM origins o LEFT JOIN origin_health_observations h ON h.origin_id = o.id AND h.observed_at >= ${since}
-    WHERE o.id = ANY(${where.ids}::text[]) GROUP BY o.id ORDER BY o.id`;
+    WHERE ${which} GROUP BY o.id ORDER BY o.id`;
 }
 
-function staleRows(rows: WindowRow[]): { id: string; health: OriginHealth }[] {
-  return rows.map((row) => ({ id: row.id, health: healthFromCounts(Number(row.observations), Number(row.failures)), stored: row.health_status })).filter((row) => row.health !== row.stored);
+// The origins whose stored health differs from what their window says now.
+function staleHealth(rows: WindowRow[]): HealthChange[] {
+  return rows
+    .map((row) => ({ row, health: healthFromCounts(Number(row.observations), Number(row.failures)) }))
+    .filter(({ row, health }) => health !== row.health_status)
+    .map(({ row, health }) => ({ origin_id: row.id, health_status: health }));
 }
 
 /**
@@ -65,10 +66,10 @@ export async function lockOrigins(db: Db, ids: string[]): Promise<{ id: string; 
  */
 export async function applyOriginHealth(db: Db, ids: string[], now: Date): Promise<HealthChange[]> {
   if (!ids.length) return [];
-  const changed = staleRows(await windowCounts(db, { ids }, now));
-  for (const row of changed) await db.origin.update({ where: { id: row.id }, data: { health_status: row.health, health_changed_at: now } });
+  const changed = staleHealth(await windowCounts(db, ids, now));
+  for (const change of changed) await db.origin.update({ where: { id: change.origin_id }, data: { health_status: change.health_status, health_changed_at: now } });
   if (changed.length) await markConfigDirty(db, 'origin.health', now);
-  return changed.map((row) => ({ origin_id: row.id, health_status: row.health }));
+  return changed;
 }
 
 /**
@@ -79,10 +80,10 @@ export async function applyOriginHealth(db: Db, ids: string[], now: Date): Promi
  * Safe on several cores at once: the second finds nothing left to change.
  */
 export async function refreshOriginHealth(db: Db, now = new Date()): Promise<HealthChange[]> {
-  const stale = staleRows(await windowCounts(db, 'not-unknown', now));
+  const stale = staleHealth(await windowCounts(db, 'known', now));
   if (!stale.length) return [];
   return db.$transaction(async (tx) => {
-    const locked = await lockOrigins(tx as unknown as Db, stale.map((row) => row.id));
+    const locked = await lockOrigins(tx as unknown as Db, stale.map((change) => change.origin_id));
     return applyOriginHealth(tx as unknown as Db, locked.map((row) => row.id), now);
   });
 }

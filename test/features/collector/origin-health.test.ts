@@ -2,7 +2,10 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { loadConfig } from '../../../src/config/load.js';
 import { startHousekeeping } from '../../../src/core/housekeeping.js';
-import { healthOf } from '../../../src/features/collector/origin-health-status.js';
+import type { Db } from '../../../src/db/client.js';
+import { ingestOriginHealth } from '../../../src/features/collector/origin-health.js';
+import { healthOf, refreshOriginHealth } from '../../../src/features/collector/origin-health-status.js';
+import { loadApiSchemas, validatorFor } from '../../../src/http/validation.js';
 import { signedHeaders } from '../../../src/shared/signing.js';
 import { TestCore, type Json } from '../../support/core.js';
 import { eventually } from '../../support/eventually.js';
@@ -167,6 +170,34 @@ describe('origin health decay on a schedule', () => {
     expect(state.dirty_reason).to.equal('origin.health');
     expect(await snapshotOrigin(origin.id)).to.include({ health_status: 'unknown' });
     expect(await core.db.originHealthObservation.count({ where: { origin_id: origin.id } }), 'observations are kept for reports').to.equal(4);
+  });
+
+  it('never overwrites the health that observations committed while a refresh was deciding', async () => {
+    const origin = (await core.post(`/api/v1/domains/${domain.id}/origins`, { host: 'race.decay.example' }, 201)).data;
+    const now = new Date();
+    const long = new Date(now.getTime() - minutes(10));
+    await core.db.originHealthObservation.createMany({ data: Array.from({ length: 3 }, () => ({ origin_id: origin.id, domain_id: domain.id, edge_id: 'edge-1', source: 'probe', success: false, observed_at: long })) });
+    await core.db.origin.update({ where: { id: origin.id }, data: { health_status: 'unhealthy' } });
+    const bounds = { validate: validatorFor(loadApiSchemas(), 'origin-health-observation'), maxSkewSeconds: 300, retentionDays: 30, now };
+    let ingested!: () => void;
+    let commit!: () => void;
+    const ingestedNow = new Promise<void>((resolve) => (ingested = resolve));
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    const ingest = core.db.$transaction(
+      async (tx) => {
+        await ingestOriginHealth(tx as unknown as Db, failures(origin.id, 3), 'edge-1', bounds);
+        ingested();
+        await committing;
+      },
+      { timeout: 10000 },
+    );
+    await ingestedNow;
+    const refresh = refreshOriginHealth(core.db, now); // reads the emptied window, then waits for the origin's lock
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    commit();
+    await ingest;
+    expect((await refresh).map((change) => change.origin_id)).to.not.include(origin.id);
+    expect(await healthOfOrigin(origin.id)).to.equal('unhealthy');
   });
 
   it('does not mark the config dirty when no origin health changes', async () => {
