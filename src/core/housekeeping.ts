@@ -1,28 +1,60 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import type { Connection } from '../db/connect.js';
-import { pruneIngestKeys } from '../features/collector/ingest-keys.js';
+import { refreshOriginHealth } from '../features/collector/origin-health-status.js';
 import { pruneNonces } from '../features/edges/edge-auth.js';
 import { pruneLoginThrottles } from '../features/admin/login-throttle.js';
+import { INGEST_KEYS, pruneTarget } from './retention-targets.js';
 
 const INTERVAL_MS = 60000;
 
+export type HousekeepingOptions = { intervalMs?: number; now?: () => Date };
+
+type Chore = { name: string; run: (now: Date) => Promise<unknown> };
+
+function chores(connection: Connection, config: Config, logger: Logger): Chore[] {
+  const originHealth = async (now: Date) => {
+    const changed = await refreshOriginHealth(connection.prisma, now);
+    if (changed.length) logger.info({ changed }, 'origin health recomputed from its observation window');
+    return changed.length;
+  };
+  return [
+    { name: 'nonces', run: () => pruneNonces(connection.prisma) },
+    { name: 'ingestKeys', run: (now) => pruneTarget(INGEST_KEYS, connection.pool, config, now) },
+    { name: 'originHealth', run: originHealth },
+    { name: 'loginThrottles', run: (now) => pruneLoginThrottles(connection.pool, now) },
+  ];
+}
+
 /**
- * Background pruning every minute: edge nonces past their replay window,
- * ingest idempotency keys past CDN_INGEST_KEY_RETENTION_DAYS and login throttle
- * rows with nothing left to remember. Failures are
- * logged and retried on the next round. Returns a stop function.
+ * Background chores every minute on every core (each is safe to run on several
+ * at once): edge nonces past their replay window, ingest idempotency keys past
+ * CDN_INGEST_KEY_RETENTION_DAYS, login throttle rows with nothing left to remember,
+ * and origin health recomputed from its sliding window, so an origin nobody
+ * observes any more decays to unknown. A failing chore
+ * is logged and retried on the next round without stopping the others. `now` is
+ * the clock (tests move it). Returns a stop function that waits for a running round.
  */
-export function startHousekeeping(connection: Connection, config: Config, logger: Logger, intervalMs = INTERVAL_MS): () => void {
+export function startHousekeeping(connection: Connection, config: Config, logger: Logger, options: HousekeepingOptions = {}): () => Promise<void> {
+  const clock = options.now ?? (() => new Date());
+  const list = chores(connection, config, logger);
+  let running: Promise<void> | undefined;
   const round = async () => {
-    const nonces = await pruneNonces(connection.prisma);
-    const keys = await pruneIngestKeys(connection.pool, config.ingestKeyRetentionDays);
-    const throttles = await pruneLoginThrottles(connection.pool);
-    if (nonces || keys || throttles) logger.debug({ nonces, ingestKeys: keys, loginThrottles: throttles }, 'pruned expired nonces, ingest keys and login throttles');
+    const now = clock();
+    const done: Record<string, unknown> = {};
+    for (const chore of list) {
+      done[chore.name] = await chore.run(now).catch((error: Error) => logger.warn({ chore: chore.name, err: error.message }, 'housekeeping chore failed'));
+    }
+    logger.debug(done, 'housekeeping round done');
   };
   const timer = setInterval(() => {
-    round().catch((error: Error) => logger.warn({ err: error.message }, 'housekeeping failed'));
-  }, intervalMs);
+    running ??= round().finally(() => {
+      running = undefined;
+    });
+  }, options.intervalMs ?? INTERVAL_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }

@@ -12,6 +12,7 @@ import { startPublisher } from '../publish/publisher.js';
 import { ActiveVersion } from '../publish/active-version.js';
 import { snapshotDefaults } from '../features/snapshots/routes.js';
 import { startHousekeeping } from './housekeeping.js';
+import { startRetention } from './retention.js';
 import { coreRoutes } from './routes.js';
 import { ApiClient } from '../gitops/api-client.js';
 import { GitopsController } from '../gitops/controller.js';
@@ -76,10 +77,12 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     gitops.controller = startGitops(config, url, logger);
     const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' })) : async () => {};
     const stopHousekeeping = startHousekeeping(connection, config, logger.child({ component: 'housekeeping' }));
+    const stopRetention = startRetention(connection.prisma, connection.pool, config, logger.child({ component: 'retention' }));
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
-        stopHousekeeping();
+        await stopHousekeeping();
+        await stopRetention();
         await stopPublisher();
         await gitops.controller?.stop();
         await closeGracefully(httpServer);

@@ -7,6 +7,7 @@ export const LOCK_KEYS = {
   dnsSync: 72707371,
   // Two-key locks: (securityQueue, hash of edge/queue) serializes one edge queue's pushes.
   securityQueue: 72707372,
+  retention: 72707380,
 } as const;
 
 /** Runs `work` on one dedicated connection while holding a session advisory lock, waiting for it if taken. */
@@ -16,6 +17,26 @@ export async function withAdvisoryLock<T>(pool: pg.Pool, key: number, work: (cli
     await client.query('SELECT pg_advisory_lock($1)', [key]);
     try {
       return await work(client);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [key]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Runs `work` while holding a session advisory lock, or returns `undefined` at once
+ * without running it when another session holds the lock (for jobs where a second
+ * runner has nothing left to do).
+ */
+export async function withAdvisoryLockIfFree<T>(pool: pg.Pool, key: number, work: (client: pg.PoolClient) => Promise<T>): Promise<{ value: T } | undefined> {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
+    if (!rows[0].locked) return undefined;
+    try {
+      return { value: await work(client) };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [key]);
     }

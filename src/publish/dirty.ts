@@ -3,8 +3,9 @@ import type { Db } from '../db/client.js';
 /**
  * Marks the published config (edge snapshot and DNS) dirty: moves change_seq on
  * the single publish_state row, keeping the earliest dirty_since. The publisher
- * compares change_seq with published_seq. Called only by the route runner, in
- * the same transaction as the change, for routes declared `publishes: true`.
+ * compares change_seq with published_seq. Called in the same transaction as the
+ * change: by the route runner for routes declared `publishes: true`, and by the
+ * changes edges cause (purge settlement, origin health).
  */
 export async function markConfigDirty(db: Db, reason: string, now = new Date()): Promise<void> {
   await db.$executeRaw`

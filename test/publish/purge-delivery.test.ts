@@ -71,6 +71,60 @@ describe('purge delivery through snapshots and heartbeat acknowledgements', () =
     expect(next.purges.map((item: Json) => item.id)).to.not.include(purge.id);
   });
 
+  const activePurgeIds = async () => {
+    const state = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
+    const snapshot = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: state.active_version! } })).payload).toString());
+    return snapshot.purges.map((item: Json) => item.id);
+  };
+
+  it('marks the config dirty when the last acknowledgement completes a purge, so the next snapshot drops it', async () => {
+    await heartbeat('edge-a');
+    await heartbeat('edge-b');
+    const purge = (await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'prefix', value: '/js/' }, 201)).data;
+    const shipped = await publish();
+    expect(await activePurgeIds()).to.include(purge.id);
+    await heartbeat('edge-a', { purge_acks: [purge.id] });
+    expect(await publish()).to.deep.equal({ outcome: 'up_to_date', version: shipped.version });
+    await heartbeat('edge-b', { purge_acks: [purge.id] });
+    const state = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
+    expect(state.change_seq > state.published_seq, 'dirty after completion').to.equal(true);
+    expect(state.dirty_reason).to.equal('purge.completed');
+    expect((await publish()).outcome).to.equal('published');
+    expect(await activePurgeIds()).to.not.include(purge.id);
+  });
+
+  it('marks the config dirty when an edge fails a purge, so the next snapshot drops it', async () => {
+    await heartbeat('edge-a');
+    const purge = (await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'prefix', value: '/fonts/' }, 201)).data;
+    await publish();
+    expect(await activePurgeIds()).to.include(purge.id);
+    await heartbeat('edge-a', { purge_failures: [{ id: purge.id, error: 'disk full' }] });
+    expect((await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } })).dirty_reason).to.equal('purge.failed');
+    expect((await publish()).outcome).to.equal('published');
+    expect(await activePurgeIds()).to.not.include(purge.id);
+  });
+
+  it('leaves the config clean when a heartbeat acknowledges a purge that was already settled', async () => {
+    await heartbeat('edge-a');
+    const purge = (await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'prefix', value: '/docs/' }, 201)).data;
+    await publish();
+    await heartbeat('edge-a', { purge_failures: [{ id: purge.id, error: 'disk full' }] });
+    const settled = await publish();
+    await heartbeat('edge-b', { purge_acks: [purge.id, 'unknown-purge-id'] });
+    expect(await publish()).to.deep.equal({ outcome: 'up_to_date', version: settled.version });
+  });
+
+  it('completes a purge that every edge of a large pool acknowledges at the same moment', async () => {
+    const edges = Array.from({ length: 12 }, (_, index) => `edge-burst-${index}`);
+    for (const edge of ['edge-a', 'edge-b', ...edges]) await heartbeat(edge);
+    const purge = (await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'prefix', value: '/burst/' }, 201)).data;
+    await publish();
+    await Promise.all(['edge-a', 'edge-b', ...edges].map((edge) => heartbeat(edge, { purge_acks: [purge.id] })));
+    const done = await purgeStatus(purge.id);
+    expect(done.acknowledged_by).to.have.length(edges.length + 2);
+    expect(done.status).to.equal('completed');
+  });
+
   it('refuses a malformed purge failure report with 422', async () => {
     const path = '/api/v1/edge/heartbeat';
     const body = JSON.stringify({ edge_id: 'edge-a', purge_failures: [{ id: 'x' }] });

@@ -1,38 +1,57 @@
+import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/client.js';
-import { markConfigDirty } from '../../publish/dirty.js';
+import { schemaProblem } from '../../http/validation.js';
+import { applyOriginHealth, lockOrigins } from './origin-health-status.js';
+import type { Rejection } from './usage.js';
 
 export type Observation = { origin_id: string; source: string; success: boolean; failure_kind?: string | null; http_status?: number | null; latency_ms?: number | null; jitter_ms?: number | null; detail?: string | null; timestamp: number };
 
-const WINDOW_MS = 2 * 60 * 1000;
-const MIN_OBSERVATIONS = 3;
-const UNHEALTHY_FAILURE_RATIO = 0.5;
-const DEGRADED_FAILURE_RATIO = 0.1;
-
 /**
- * The health of an origin from the observations of the last two minutes, all edges
- * together: unhealthy when half or more failed, degraded from 10%, healthy below;
- * unknown with fewer than three observations.
+ * What an observation must satisfy besides its schema: a timestamp no further ahead
+ * of the core clock than a signed request may be (CDN_EDGE_SIGNATURE_MAX_SKEW_SECONDS)
+ * and no older than the analytics retention (it would be pruned at once).
  */
-export function healthOf(outcomes: boolean[]): 'unknown' | 'healthy' | 'degraded' | 'unhealthy' {
-  if (outcomes.length < MIN_OBSERVATIONS) return 'unknown';
-  const failures = outcomes.filter((success) => !success).length / outcomes.length;
-  if (failures >= UNHEALTHY_FAILURE_RATIO) return 'unhealthy';
-  return failures >= DEGRADED_FAILURE_RATIO ? 'degraded' : 'healthy';
+export type ObservationBounds = { validate: ValidateFunction; maxSkewSeconds: number; retentionDays: number; now?: Date };
+
+function checkObservation(item: unknown, index: number, bounds: ObservationBounds, nowSeconds: number): Rejection | undefined {
+  const problem = schemaProblem(bounds.validate, item, 'observation');
+  if (problem) return { index, field: problem.field, reason: problem.detail };
+  const { timestamp } = item as Observation;
+  if (timestamp > nowSeconds + bounds.maxSkewSeconds) return { index, field: 'timestamp', reason: `timestamp is more than ${bounds.maxSkewSeconds} seconds in the future` };
+  if (timestamp < nowSeconds - bounds.retentionDays * 86400) return { index, field: 'timestamp', reason: `timestamp is older than the analytics retention (${bounds.retentionDays} days)` };
+  return undefined;
+}
+
+function validObservations(items: unknown[], bounds: ObservationBounds, now: Date) {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const rejected: Rejection[] = [];
+  const valid: Observation[] = [];
+  items.forEach((item, index) => {
+    const rejection = checkObservation(item, index, bounds, nowSeconds);
+    if (rejection) rejected.push(rejection);
+    else valid.push(item as Observation);
+  });
+  return { valid, rejected };
 }
 
 /**
- * Stores an edge's observations (unknown origins are ignored) and recomputes the
- * health of the origins they concern. A changed health_status marks the config
- * dirty, so the next snapshot routes around an unhealthy origin.
+ * Stores an edge's observations in the caller's transaction and recomputes the
+ * health of the origins they concern. Each observation is checked on its own:
+ * invalid ones are listed in `rejected` ({index, field, reason}) and skipped,
+ * those of unknown origins are counted in `unknown_origins`. A changed
+ * health_status marks the config dirty, so the next snapshot routes around an
+ * unhealthy origin.
  */
-export async function ingestOriginHealth(db: Db, observations: Observation[], edgeId: string, now = new Date()) {
-  const origins = await db.origin.findMany({ where: { id: { in: [...new Set(observations.map((item) => item.origin_id))] } }, select: { id: true, domain_id: true, health_status: true } });
-  const byId = new Map(origins.map((origin) => [origin.id, origin]));
-  const known = observations.filter((item) => byId.has(item.origin_id));
+export async function ingestOriginHealth(db: Db, items: unknown[], edgeId: string, bounds: ObservationBounds) {
+  const now = bounds.now ?? new Date();
+  const { valid, rejected } = validObservations(items, bounds, now);
+  const origins = await lockOrigins(db, valid.map((item) => item.origin_id));
+  const domainOf = new Map(origins.map((origin) => [origin.id, origin.domain_id]));
+  const known = valid.filter((item) => domainOf.has(item.origin_id));
   await db.originHealthObservation.createMany({
     data: known.map((item) => ({
       origin_id: item.origin_id,
-      domain_id: byId.get(item.origin_id)!.domain_id,
+      domain_id: domainOf.get(item.origin_id)!,
       edge_id: edgeId,
       source: item.source,
       success: item.success,
@@ -44,14 +63,6 @@ export async function ingestOriginHealth(db: Db, observations: Observation[], ed
       observed_at: new Date(item.timestamp * 1000),
     })),
   });
-  const changed: { origin_id: string; health_status: string }[] = [];
-  for (const origin of origins) {
-    const recent = await db.originHealthObservation.findMany({ where: { origin_id: origin.id, observed_at: { gte: new Date(now.getTime() - WINDOW_MS) } }, select: { success: true } });
-    const status = healthOf(recent.map((row) => row.success));
-    if (status === origin.health_status) continue;
-    await db.origin.update({ where: { id: origin.id }, data: { health_status: status, health_changed_at: now } });
-    changed.push({ origin_id: origin.id, health_status: status });
-  }
-  if (changed.length) await markConfigDirty(db, 'origin.health');
-  return { accepted: known.length, unknown_origins: observations.length - known.length, changed };
+  const changed = await applyOriginHealth(db, [...domainOf.keys()], now);
+  return { accepted: known.length, unknown_origins: valid.length - known.length, rejected, changed };
 }

@@ -11,10 +11,11 @@ import type { ClientIpPolicy } from './client-ip.js';
 
 const INGEST_TRANSACTION = { timeout: 30000, maxWait: 10000 };
 
-/** The collector: usage events (with their aggregates) and security events from edges, one transaction per batch. */
+/** The collector: usage events (with their aggregates), security events and origin health observations from edges, one transaction per batch. */
 export function collectorRoutes(deps: AppDeps): Route[] {
   const validate = validatorFor(deps.ajv, 'usage-event');
   const validateSecurity = validatorFor(deps.ajv, 'security-event');
+  const validateObservation = validatorFor(deps.ajv, 'origin-health-observation');
   const clientIpKey = clientIpKeyLoader(deps.config, deps.pool);
   const clientIp = async (): Promise<ClientIpPolicy> => ({ storeFull: deps.config.storeFullClientIp, key: await clientIpKey() });
   return [
@@ -25,7 +26,8 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       body: 'collector-origin-health',
       handler: async ({ db, body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
-        return { data: await db.$transaction((tx) => ingestOriginHealth(tx as unknown as Db, body.observations, edgeId), INGEST_TRANSACTION) };
+        const bounds = { validate: validateObservation, maxSkewSeconds: deps.config.edgeSignatureMaxSkewSeconds, retentionDays: deps.config.analyticsRetentionDays };
+        return { data: await db.$transaction((tx) => ingestOriginHealth(tx as unknown as Db, body.observations, edgeId, bounds), INGEST_TRANSACTION) };
       },
     },
     {

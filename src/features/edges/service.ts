@@ -2,12 +2,12 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { Db } from '../../db/client.js';
 import { HttpError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
+import { settlePurges, type PurgeFailure } from '../cache/purge-settlement.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { anycastAddresses } from '../settings/anycast.js';
 import { groupValues } from '../settings/store.js';
 
 export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
-export type PurgeFailure = { id: string; error: string };
 type NodeRow = Awaited<ReturnType<Db['edgeNode']['findFirstOrThrow']>>;
 
 /** In the shared pool: enabled, reported healthy, and a heartbeat within the freshness window. */
@@ -49,7 +49,10 @@ export async function registerEdge(db: Db, report: EdgeReport, edgeId: string, t
   return serializeNode(node, freshSeconds, now);
 }
 
-/** Records a heartbeat: the edge's own health, its config version and the time; database state only. */
+/**
+ * Records a heartbeat: the edge's own health, its config version and the time;
+ * settles the purges it acknowledged or failed (settlePurges, one transaction).
+ */
 export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, tokenId: string, freshSeconds: number, now = new Date()) {
   assertSameEdge(report, edgeId);
   const state = {
@@ -60,8 +63,11 @@ export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, toke
     ...(report.config_version !== undefined ? { config_version: report.config_version } : {}),
   };
   const node = await db.edgeNode.upsert({ where: { edge_id: edgeId }, create: { edge_id: edgeId, registered_at: now, ...state }, update: { ...state, consecutive_failures: 0 } });
-  if (report.purge_acks?.length) await acknowledgePurges(db, edgeId, report.purge_acks, freshSeconds, now);
-  if (report.purge_failures?.length) await failPurges(db, edgeId, report.purge_failures);
+  if (report.purge_acks?.length || report.purge_failures?.length) {
+    const poolEdgeIds = (await poolMembers(db, freshSeconds, now)).map((member) => member.edge_id);
+    const purges = { edgeId, acks: report.purge_acks ?? [], failures: report.purge_failures ?? [], poolEdgeIds, now };
+    await db.$transaction((tx) => settlePurges(tx as unknown as Db, purges));
+  }
   return serializeNode(node, freshSeconds, now);
 }
 
@@ -78,33 +84,6 @@ function refusalText(error: unknown): string {
  */
 export async function recordHeartbeatFailure(db: Db, edgeId: string, error: unknown, now = new Date()): Promise<void> {
   await db.edgeNode.updateMany({ where: { edge_id: edgeId }, data: { consecutive_failures: { increment: 1 }, last_failure: refusalText(error), last_failure_at: now } });
-}
-
-/**
- * Records that an edge carried out purges (unknown ids are ignored), and
- * completes each in-progress purge once every edge of the pool has acknowledged it.
- */
-export async function acknowledgePurges(db: Db, edgeId: string, purgeIds: string[], freshSeconds: number, now = new Date()): Promise<void> {
-  const known = await db.purgeRequest.findMany({ where: { id: { in: purgeIds } }, select: { id: true } });
-  await db.purgeAck.createMany({ data: known.map((purge) => ({ purge_id: purge.id, edge_id: edgeId, acked_at: now })), skipDuplicates: true });
-  const pool = (await poolMembers(db, freshSeconds, now)).map((node) => node.edge_id);
-  if (!pool.length) return;
-  const open = await db.purgeRequest.findMany({ where: { id: { in: known.map((purge) => purge.id) }, status: 'in_progress' }, include: { acks: { select: { edge_id: true } } } });
-  for (const purge of open) {
-    const acked = new Set(purge.acks.map((ack) => ack.edge_id));
-    if (pool.every((edge) => acked.has(edge))) await db.purgeRequest.update({ where: { id: purge.id }, data: { status: 'completed', completed_at: now } });
-  }
-}
-
-/**
- * Fails the purges an edge could not carry out: a purge is complete only when every
- * pool edge purged, so one failure is final (the operator purges again). The error
- * names the edge. Purges already completed or failed are left as they are.
- */
-export async function failPurges(db: Db, edgeId: string, failures: PurgeFailure[]): Promise<void> {
-  for (const failure of failures) {
-    await db.purgeRequest.updateMany({ where: { id: failure.id, status: { in: ['queued', 'in_progress'] } }, data: { status: 'failed', error: `edge ${edgeId}: ${failure.error}` } });
-  }
 }
 
 /** Every edge with whether it is in the pool. */

@@ -2,6 +2,7 @@ import type { AppDeps } from '../../http/app.js';
 import { Reply, type Route } from '../../http/route.js';
 import { pingDatabase } from '../../db/ping.js';
 import { migrationStatus } from '../../db/migrator.js';
+import { retentionStatus } from '../../core/retention-state.js';
 
 const VERSION = '0.1.0';
 const now = () => Math.floor(Date.now() / 1000);
@@ -41,12 +42,14 @@ export function healthRoutes(deps: AppDeps): Route[] {
       handler: async () => {
         const { status, checks, database } = await readiness();
         const migrations = database.ok ? await migrationStatus(deps.pool).catch((error: Error) => error.message) : 'unknown';
+        const retention = database.ok ? await retentionStatus(deps.prisma, deps.config).catch((error: Error) => error.message) : 'unknown';
         return {
           status,
           checks,
           version: VERSION,
           uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
           database: { ...database, migrations: Array.isArray(migrations) ? summarize(migrations) : migrations },
+          retention,
         };
       },
     },

@@ -74,11 +74,11 @@ describe('usage ingest', () => {
     await core.db.ingestKey.create({ data: { stream: 'usage', key: 'old-batch', edge_id: 'edge-1', created_at: new Date(Date.now() - 8 * 86400000) } });
     await core.db.ingestKey.create({ data: { stream: 'usage', key: 'recent-batch', edge_id: 'edge-1', created_at: new Date(Date.now() - 6 * 86400000) } });
     const config = loadConfig({ DATABASE_URL: core.databaseUrl, CDN_INGEST_KEY_RETENTION_DAYS: '7' });
-    const stop = startHousekeeping(core.core.connection, config, pino({ level: 'silent' }), 20);
+    const stop = startHousekeeping(core.core.connection, config, pino({ level: 'silent' }), { intervalMs: 20 });
     try {
       await eventually('the old key pruned', async () => ((await core.db.ingestKey.count({ where: { key: 'old-batch' } })) === 0 ? true : undefined));
     } finally {
-      stop();
+      await stop();
     }
     expect(await core.db.ingestKey.count({ where: { key: 'recent-batch' } })).to.equal(1);
     expect((await ingest({ idempotency_key: 'old-batch', events: [event()] })).body.data).to.deep.include({ duplicate: false, accepted: 1 });
