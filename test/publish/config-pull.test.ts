@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
@@ -9,11 +10,14 @@ type Answer = { status: number; headers: Record<string, string | string[] | unde
 
 // The config pull is served by the direct lane, and by express for a request that
 // carries a body (here an empty chunked one); both must negotiate the same way.
-describe('the config pull negotiates Accept-Encoding and always varies on it', () => {
+describe('the config pull: encoding negotiation, Vary and the checksum', () => {
   let core: TestCore;
   let version: number;
   before(async () => {
     core = await TestCore.start({ CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN });
+    const domain = await core.createDomain('pull.example');
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
+    await core.post(`/api/v1/domains/${domain.id}/origins`, { host: 'origin.pull.example' }, 201);
     version = (await core.post('/api/v1/config/snapshots/rebuild', undefined)).data.version;
   });
   after(async () => {
@@ -58,6 +62,18 @@ describe('the config pull negotiates Accept-Encoding and always varies on it', (
         expect(Number(answer.headers['content-length'])).to.equal(answer.body.length);
       });
     }
+
+    it(`through the ${lane}, answers a checksum that is the SHA-256 of the snapshot value's bytes in the body`, async () => {
+      for (const acceptEncoding of ['gzip', undefined]) {
+        const answer = await pull(lane, acceptEncoding);
+        const body = acceptEncoding ? gunzipSync(answer.body) : answer.body;
+        // docs/edge-protocol.md: after the first `"snapshot":`, up to the closing `}}` of the body.
+        const start = body.indexOf('"snapshot":') + '"snapshot":'.length;
+        const snapshotBytes = body.subarray(start, body.length - 2);
+        expect(body.subarray(body.length - 2).toString()).to.equal('}}');
+        expect(createHash('sha256').update(snapshotBytes).digest('hex')).to.equal(JSON.parse(body.toString()).data.checksum);
+      }
+    });
 
     it(`through the ${lane}, sends Vary on the not-modified answer too`, async () => {
       const answer = await pull(lane, 'gzip', `?if_version=${version}`);
