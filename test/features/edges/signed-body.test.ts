@@ -20,7 +20,7 @@ describe('the body hash of a signed edge request', () => {
   const json = Buffer.from(JSON.stringify({ edge_id: 'edge-1', region: 'eu-central' }));
   const send = async (body: Buffer, headers: Record<string, string>, signedBody: Buffer | string = body) => {
     const signed = signedHeaders({ token: TOKEN, edgeId: 'edge-1', method: 'POST', pathWithQuery: REGISTER, body: signedBody });
-    const response = await fetch(`${core.url}${REGISTER}`, { method: 'POST', headers: { ...signed, ...headers }, body });
+    const response = await fetch(`${core.url}${REGISTER}`, { method: 'POST', headers: { ...signed, ...headers }, body: new Uint8Array(body) });
     return { status: response.status, body: (await response.json()) as Json };
   };
 
