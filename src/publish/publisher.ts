@@ -56,8 +56,9 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
     const built = await buildSnapshot(db, pool, config, defaults);
     const active = state.active_version === null ? null : await db.configSnapshot.findUnique({ where: { version: state.active_version }, select: { checksum: true } });
     // Even a forced rebuild stores nothing when the content is the active one: a new version would make every edge download it again.
+    // The configuration as it stands is then published, so an earlier failure (too large) is over.
     if (active?.checksum === built.checksum) {
-      await db.publishState.update({ where: { id: 1 }, data: { published_seq: seen, last_attempt_at: now, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
+      await db.publishState.update({ where: { id: 1 }, data: { published_seq: seen, last_attempt_at: now, last_error: null, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
       return { outcome: 'unchanged', version: state.active_version };
     }
     if (built.body.length > config.edgeConfigMaxBytes) {
