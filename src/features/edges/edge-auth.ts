@@ -93,9 +93,10 @@ async function checkTokenAndNonce(pool: pg.Pool, tokenHash: string, claims: Clai
  * edge id the token may speak for, a timestamp within the allowed skew, a valid
  * HMAC signature of the canonical string (which covers the edge id), and a nonce
  * this token has not used within the window (stored, so a replay is refused).
- * The edge id and signature are checked before the database is asked; the token, revocation and nonce are one statement. A request signed
- * before the replay memory last restarted is refused too (replay-memory.ts).
- * Every failure is an AuthError (401).
+ * The edge id and signature are checked before the database is asked; the
+ * token, revocation and nonce are one statement. A request signed before the
+ * replay memory last restarted is refused too (replay-memory.ts). Every failure
+ * is an AuthError (401).
  */
 export async function verifyEdgeRequest(pool: pg.Pool, config: Config, request: EdgeRequest, options: { now?: Date; log?: Logger } = {}): Promise<Actor> {
   const now = options.now ?? new Date();
