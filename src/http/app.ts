@@ -11,6 +11,7 @@ import { markConfigDirty } from '../publish/dirty.js';
 import type { ActiveVersion } from '../publish/active-version.js';
 import { verifyEdgeRequest } from '../features/edges/edge-auth.js';
 import { assertAllowed, resolveActor } from './auth.js';
+import { edgeBodies } from './edge-body.js';
 import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
 import type { Route, RouteContext } from './route.js';
@@ -149,7 +150,7 @@ function mount(app: express.Express, route: Route, deps: AppDeps): void {
   });
 }
 
-/** Builds the express app: request ids, JSON parsing with the body limit, every route, then the 404 and error funnel. */
+/** Builds the express app: request ids, the edge routes' wire bodies, JSON parsing with the body limit, every route, then the 404 and error funnel. */
 export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -157,6 +158,7 @@ export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', trustedProxies(deps.config.apiTrustedProxies));
   app.use(requestContext(deps.logger));
+  app.use(edgeBodies(routes, deps.config.apiMaxBodyBytes));
   app.use(
     express.json({
       limit: deps.config.apiMaxBodyBytes,

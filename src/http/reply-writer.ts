@@ -17,14 +17,13 @@ export function writeJson(res: ServerResponse, status: number, body: unknown): v
 
 /**
  * Writes what a route handler returned: a Reply with its own status, RawJson as
- * it is (gzip-encoded when it says so), anything else as JSON with `status`.
+ * it is (gzip-encoded and with `Vary` when it says so), anything else as JSON with `status`.
  */
 export function writeResult(res: ServerResponse, status: number, result: unknown): void {
   if (result instanceof Reply) return writeJson(res, result.status, result.body);
   if (!(result instanceof RawJson)) return writeJson(res, status, result);
-  if (result.encoding) {
-    res.setHeader('Content-Encoding', result.encoding);
-    res.setHeader('Vary', 'Accept-Encoding');
-  }
+  if (result.encoding) res.setHeader('Content-Encoding', result.encoding);
+  const vary = result.vary ?? (result.encoding ? 'Accept-Encoding' : undefined);
+  if (vary) res.setHeader('Vary', vary);
   writeBody(res, status, result.body);
 }

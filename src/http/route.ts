@@ -66,10 +66,14 @@ export class Reply {
   ) {}
 }
 
-/** A handler result that is already serialized JSON (sent as is), optionally already compressed. */
+/**
+ * A handler result that is already serialized JSON (sent as is), optionally
+ * already compressed, and with the request headers its choice depended on (`Vary`).
+ */
 export class RawJson {
   constructor(
     readonly body: string | Buffer,
     readonly encoding?: 'gzip',
+    readonly vary?: string,
   ) {}
 }

@@ -42,8 +42,9 @@ async function storeSnapshot(client: pg.PoolClient, stored: Stored): Promise<voi
  * Publishes a new snapshot when the config is dirty: one publisher at a time
  * (advisory lock, safe with several cores). The change counter is read before
  * building, so changes made during the build leave the config dirty for the next
- * round. The previous active snapshot stays valid until the new one is stored; an
- * unchanged checksum stores nothing; an oversized snapshot fails loudly and keeps
+ * round. `force` builds even when nothing is dirty (a rebuild). The previous active
+ * snapshot stays valid until the new one is stored; a checksum equal to the active
+ * one's stores nothing, forced or not; an oversized snapshot fails loudly and keeps
  * the old one active.
  */
 export async function publishOnce(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, options: { force?: boolean; source?: string } = {}): Promise<PublishResult> {
@@ -54,8 +55,10 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
     const now = new Date();
     const built = await buildSnapshot(db, pool, config, defaults);
     const active = state.active_version === null ? null : await db.configSnapshot.findUnique({ where: { version: state.active_version }, select: { checksum: true } });
-    if (active?.checksum === built.checksum && !options.force) {
-      await db.publishState.update({ where: { id: 1 }, data: { published_seq: seen, last_attempt_at: now, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
+    // Even a forced rebuild stores nothing when the content is the active one: a new version would make every edge download it again.
+    // The configuration as it stands is then published, so an earlier failure (too large) is over.
+    if (active?.checksum === built.checksum) {
+      await db.publishState.update({ where: { id: 1 }, data: { published_seq: seen, last_attempt_at: now, last_error: null, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
       return { outcome: 'unchanged', version: state.active_version };
     }
     if (built.body.length > config.edgeConfigMaxBytes) {

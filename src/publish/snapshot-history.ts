@@ -59,20 +59,30 @@ export async function diffSnapshots(db: Db, from: number, to: number) {
   };
 }
 
+async function activeChecksum(db: Db, version: number | null): Promise<string | undefined> {
+  if (version === null) return undefined;
+  return (await db.configSnapshot.findUnique({ where: { version }, select: { checksum: true } }))?.checksum;
+}
+
 /**
  * Re-publishes an old version's content as a new version (source "rollback"),
- * under the publisher's lock. The database is not changed: the next change to it
- * publishes from the database again.
+ * under the publisher's lock. When that content is the active one's (same
+ * checksum), nothing is stored and the active version stays (`outcome:
+ * "unchanged"`), so edges have nothing new to download. The database is not
+ * changed: the next change to it publishes from the database again.
  */
 export async function rollbackSnapshot(db: Db, pool: pg.Pool, version: number) {
   return withAdvisoryLock(pool, LOCK_KEYS.publish, async () => {
     const old = await snapshotRow(db, version);
     const state = await db.publishState.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
+    if ((await activeChecksum(db, state.active_version)) === old.checksum) {
+      return { outcome: 'unchanged' as const, version: state.active_version!, rolled_back_to: old.version, checksum: old.checksum };
+    }
     const next = (state.active_version ?? 0) + 1;
     await db.$transaction(async (tx) => {
       await tx.configSnapshot.create({ data: { version: next, checksum: old.checksum, size_bytes: old.size_bytes, payload: old.payload, source: 'rollback', source_version: old.version, domain_count: old.domain_count } });
       await tx.publishState.update({ where: { id: 1 }, data: { active_version: next, last_publish_at: new Date() } });
     });
-    return { version: next, rolled_back_to: old.version, checksum: old.checksum };
+    return { outcome: 'published' as const, version: next, rolled_back_to: old.version, checksum: old.checksum };
   });
 }

@@ -15,14 +15,25 @@ export function bodyHash(body: Buffer | string): string {
   return createHash('sha256').update(body).digest('hex');
 }
 
-/** The signing key of an edge token: SHA-256 of the token (what the core stores to look the token up). */
+/**
+ * The signing key of an edge token: the lower-case hex text (64 ASCII characters)
+ * of the token's SHA-256, what the core stores to look the token up. The HMAC key
+ * is that text's bytes, not the 32 raw digest bytes.
+ */
 export function signingKey(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/** METHOD, path with query, timestamp, nonce and body hash, one per line. */
-export function canonicalString(method: string, pathWithQuery: string, timestamp: number, nonce: string, body: Buffer | string): string {
-  return [method.toUpperCase(), pathWithQuery, String(timestamp), nonce, bodyHash(body)].join('\n');
+/** What a request is signed over, besides the key. */
+export type SignedParts = { method: string; pathWithQuery: string; timestamp: number; nonce: string; edgeId: string; body: Buffer | string };
+
+/**
+ * METHOD, path with query, timestamp, nonce, edge id and body hash, one per line.
+ * The edge id is signed so that a request captured from one edge cannot be
+ * replayed in another edge's name with a token they share.
+ */
+export function canonicalString(parts: SignedParts): string {
+  return [parts.method.toUpperCase(), parts.pathWithQuery, String(parts.timestamp), parts.nonce, parts.edgeId, bodyHash(parts.body)].join('\n');
 }
 
 /** Hex HMAC-SHA256 of the canonical string with the token's signing key. */
@@ -37,11 +48,11 @@ export function signaturesMatch(expected: string, given: string): boolean {
   return a.length === b.length && a.length > 0 && timingSafeEqual(a, b);
 }
 
-/** The headers an edge sends with a request (besides the body). */
+/** The headers an edge sends with a request (besides the body); `body` is the bytes it sends, compressed if it compresses. */
 export function signedHeaders(options: { token: string; edgeId: string; method: string; pathWithQuery: string; body?: Buffer | string; now?: number; nonce?: string }): Record<string, string> {
   const timestamp = options.now ?? Math.floor(Date.now() / 1000);
   const nonce = options.nonce ?? randomBytes(16).toString('hex');
-  const canonical = canonicalString(options.method, options.pathWithQuery, timestamp, nonce, options.body ?? '');
+  const canonical = canonicalString({ method: options.method, pathWithQuery: options.pathWithQuery, timestamp, nonce, edgeId: options.edgeId, body: options.body ?? '' });
   return {
     authorization: `Bearer ${options.token}`,
     [EDGE_HEADERS.edgeId]: options.edgeId,

@@ -37,10 +37,26 @@ describe('snapshot history: payload, diff and rollback', () => {
       expect(diff.domains_changed).to.deep.equal([{ domain: 'shop.history.example', sections: ['origins'] }]);
 
       const rollback = (await core.post(`/api/v1/config/snapshots/${first}/rollback`, undefined)).data;
-      expect(rollback).to.deep.include({ version: second + 1, rolled_back_to: first, checksum: payload.checksum });
+      expect(rollback).to.deep.include({ outcome: 'published', version: second + 1, rolled_back_to: first, checksum: payload.checksum });
       const listed = (await core.get('/api/v1/config/snapshots')).data[0];
       expect(listed).to.include({ version: second + 1, source: 'rollback', active: true });
       expect((await core.get('/api/v1/audit?limit=1')).data[0]).to.include({ action: 'snapshot.rollback', target_id: String(first) });
+    });
+
+    it('creates no version edges must download again when a rebuild or a rollback has the active content', async () => {
+      const active = async () => (await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } })).active_version!;
+      // The previous test published `first` and `second` from the database, then rolled back to `first`.
+      const rolledBack = await active();
+      const second = rolledBack - 1;
+      const rebuilt = (await core.post('/api/v1/config/snapshots/rebuild', undefined)).data;
+      expect(rebuilt, 'the database content differs from the rolled back one').to.deep.equal({ outcome: 'published', version: rolledBack + 1 });
+      const stored = await core.db.configSnapshot.count();
+
+      expect((await core.post('/api/v1/config/snapshots/rebuild', undefined)).data).to.deep.equal({ outcome: 'unchanged', version: rebuilt.version });
+      expect((await core.post(`/api/v1/config/snapshots/${second}/rollback`, undefined)).data).to.deep.include({ outcome: 'unchanged', version: rebuilt.version, rolled_back_to: second });
+      expect((await core.post(`/api/v1/config/snapshots/${rebuilt.version}/rollback`, undefined)).data).to.deep.include({ outcome: 'unchanged', version: rebuilt.version });
+      expect(await active()).to.equal(rebuilt.version);
+      expect(await core.db.configSnapshot.count()).to.equal(stored);
     });
 
     it('redacts the origin shield secret in a stored payload, while the diff still sees it change', async () => {

@@ -1,15 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { bodyHash, canonicalString, signature, signaturesMatch, signedHeaders, signingKey } from '../../src/shared/signing.js';
 
+const PROTOCOL_DOC = new URL('../../docs/edge-protocol.md', import.meta.url);
+
+// The `name = value` lines of the worked example's code block in docs/edge-protocol.md.
+function workedExample(): Record<string, string> {
+  const section = readFileSync(PROTOCOL_DOC, 'utf8').split('## Worked example')[1];
+  const block = /```\n([\s\S]*?)```/.exec(section)![1];
+  const values: Record<string, string> = {};
+  for (const line of block.split('\n')) {
+    const match = /^(\w[\w ]*?)\s+= (.*)$/.exec(line);
+    if (match) values[match[1]] = match[2];
+  }
+  return values;
+}
+
 describe('edge request signing', () => {
-  it('produces the worked example of docs/edge-protocol.md', () => {
-    const body = '{"edge_id":"edge-fra-1"}';
-    const key = signingKey('cdnedge_example-token');
-    expect(key).to.equal('a85b433687c0aae80969e6bdb24d394495c03180f63feb11430a3dff1e3c8f16');
-    expect(bodyHash(body)).to.equal('d22cc802ea5a7ad0fba5c666dff52b58b2e893c7fa47105ce08a7109216c48c2');
-    const canonical = canonicalString('post', '/api/v1/edge/heartbeat', 1795350000, '6f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e', body);
-    expect(canonical.split('\n')).to.deep.equal(['POST', '/api/v1/edge/heartbeat', '1795350000', '6f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e', bodyHash(body)]);
-    expect(signature(key, canonical)).to.equal('f3e87fc907a8c98071fb2b7f92a4ee6ca02511f2b676999b821ae7b2a496baf6');
+  it('produces every value of the worked example of docs/edge-protocol.md', () => {
+    const example = workedExample();
+    const [method, path] = example.request.split(' ');
+    const timestamp = Number(example.timestamp);
+    const key = signingKey(example.token);
+    expect(key).to.equal(example['signing key']);
+    expect(bodyHash(example.body)).to.equal(example['body hash']);
+    const canonical = canonicalString({ method, pathWithQuery: path, timestamp, nonce: example.nonce, edgeId: example['edge id'], body: example.body });
+    expect(JSON.stringify(canonical)).to.equal(example.canonical);
+    expect(signature(key, canonical)).to.equal(example.signature);
+    const headers = signedHeaders({ token: example.token, edgeId: example['edge id'], method, pathWithQuery: path, body: example.body, now: timestamp, nonce: example.nonce });
+    expect(headers['x-cdn-signature']).to.equal(example.signature);
+    // The doc also shows the signature a client gets by keying the HMAC with the 32 raw digest bytes, which is wrong.
+    expect(createHmac('sha256', Buffer.from(key, 'hex')).update(canonical).digest('hex')).to.equal(example['not the signature']);
+  });
+
+  it('signs the edge id, so the same request for another edge has another signature', () => {
+    const signed = (edgeId: string) => signedHeaders({ token: 't', edgeId, method: 'GET', pathWithQuery: '/api/v1/edge/config', now: 1, nonce: 'n'.repeat(16) })['x-cdn-signature'];
+    expect(signed('edge-a')).to.not.equal(signed('edge-b'));
   });
 
   it('signs the query string and the empty body too', () => {

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../http/app.js';
+import { prefersGzip } from '../../http/accept-encoding.js';
 import { ValidationError } from '../../http/errors.js';
 import { parsePaging } from '../../http/paging.js';
 import { RawJson, type Route } from '../../http/route.js';
@@ -28,6 +29,12 @@ function assertHistory(deps: AppDeps): void {
   }
 }
 
+const ACCEPT_ENCODING = 'Accept-Encoding';
+
+function varyingJson(body: unknown): RawJson {
+  return new RawJson(JSON.stringify(body), undefined, ACCEPT_ENCODING);
+}
+
 /** Snapshot defaults of the routes' schemas, shared by the builder and the background publisher. */
 export function snapshotDefaults(deps: AppDeps): SnapshotDefaults {
   return { cache: cacheDefaults(deps), ssl: sslDefaults(deps) };
@@ -43,13 +50,14 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/edge/config',
       auth: 'edge',
       direct: true,
+      // Every answer says Vary: Accept-Encoding, so a cache between core and edges never hands a gzip body to an edge that did not ask for one.
       handler: async ({ db, query, headers }) => {
         const wanted = ifVersion(query);
         const snapshot = await active.get(db, deps.activeVersion);
-        if (!snapshot) return { data: { version: null, not_modified: false, detail: 'no snapshot has been published yet' } };
-        if (wanted === snapshot.version) return { data: { version: snapshot.version, checksum: snapshot.checksum, not_modified: true } };
-        const gzip = /\bgzip\b/.test(headers['accept-encoding'] ?? '');
-        return new RawJson(gzip ? snapshot.gzip : snapshot.json, gzip ? 'gzip' : undefined);
+        if (!snapshot) return varyingJson({ data: { version: null, not_modified: false, detail: 'no snapshot has been published yet' } });
+        if (wanted === snapshot.version) return varyingJson({ data: { version: snapshot.version, checksum: snapshot.checksum, not_modified: true } });
+        const gzip = prefersGzip(headers['accept-encoding']);
+        return new RawJson(gzip ? snapshot.gzip : snapshot.json, gzip ? 'gzip' : undefined, ACCEPT_ENCODING);
       },
     },
     {

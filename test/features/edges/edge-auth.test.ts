@@ -129,7 +129,8 @@ describe('signed edge requests, register and heartbeat', () => {
 
   it('prunes nonces whose replay window has passed', async () => {
     const { pruneNonces } = await import('../../../src/features/edges/edge-auth.js');
-    await core.db.edgeNonce.create({ data: { edge_id: 'edge-1', nonce: 'expired-nonce-0123456789', expires_at: new Date(Date.now() - 1000) } });
+    const token = await core.db.edgeToken.findFirstOrThrow({ where: { bootstrap: true } });
+    await core.db.edgeNonce.create({ data: { token_id: token.id, nonce: 'expired-nonce-0123456789', expires_at: new Date(Date.now() - 1000) } });
     const pruned = await pruneNonces(core.db);
     expect(pruned).to.be.at.least(1);
     expect(await core.db.edgeNonce.count({ where: { nonce: 'expired-nonce-0123456789' } })).to.equal(0);
