@@ -27,8 +27,8 @@ async function loadData(url: string): Promise<string[]> {
      SELECT id, 'expected', ns FROM domains, unnest(ARRAY['ns1.cdn.localhost', 'ns2.cdn.localhost']) AS ns`,
   );
   await pool.query(
-    `INSERT INTO dns_records (domain_id, type, name, content, updated_at)
-     SELECT d.id, 'A', 'host' || r, '192.0.2.' || r, now() FROM domains d, generate_series(1, $1) AS r`,
+    `INSERT INTO dns_records (domain_id, type, name, content, content_digest, updated_at)
+     SELECT d.id, 'A', 'host' || r, '192.0.2.' || r, encode(sha256(convert_to('192.0.2.' || r, 'UTF8')), 'hex'), now() FROM domains d, generate_series(1, $1) AS r`,
     [RECORDS_PER_DOMAIN],
   );
   await pool.end();

@@ -23,7 +23,7 @@ async function load(url: string, count: number): Promise<void> {
      SELECT 'pub' || n || '.example', 'pub' || n || '.example', 'pub' || n || '.example', 'active', now() FROM generate_series(1, $1) n`,
     [count],
   );
-  await pool.query(`INSERT INTO dns_records (domain_id, type, name, content, proxied, updated_at) SELECT d.id, 'A', 'host' || r, '192.0.2.' || r, true, now() FROM domains d, generate_series(1, 5) r`);
+  await pool.query(`INSERT INTO dns_records (domain_id, type, name, content, content_digest, proxied, updated_at) SELECT d.id, 'A', 'host' || r, '192.0.2.' || r, encode(sha256(convert_to('192.0.2.' || r, 'UTF8')), 'hex'), true, now() FROM domains d, generate_series(1, 5) r`);
   await pool.query(`INSERT INTO origins (domain_id, host, port, role, updated_at) SELECT d.id, 'o' || r || '.' || d.domain, 443, CASE WHEN r = 1 THEN 'primary'::"OriginRole" ELSE 'backup'::"OriginRole" END, now() FROM domains d, generate_series(1, 2) r`);
   await pool.query(`INSERT INTO redirect_rules (domain_id, name, target, match, updated_at) SELECT d.id, 'r' || r, '/new/' || r, jsonb_build_object('paths', jsonb_build_array(jsonb_build_object('kind', 'exact', 'value', '/old/' || r))), now() FROM domains d, generate_series(1, 3) r`);
   await pool.end();

@@ -9,7 +9,21 @@ export const API_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/api', import
 
 type SchemaObject = { $id: string; required?: string[]; properties?: Record<string, Record<string, unknown>> } & Record<string, unknown>;
 
-/** The PATCH form of a create schema: same fields and bounds, nothing required, no defaults. */
+// Schemas named `X-create` (or `X-request`, one schema for both verbs) get a derived `X-patch`.
+const PATCH_SOURCE = /-(create|request)$/;
+
+/** The $id of the PATCH schema derived from a create schema's $id (the same $id when none is derived). */
+export function patchIdOf(createId: string): string {
+  return createId.replace(PATCH_SOURCE, '-patch');
+}
+
+/**
+ * The PATCH form of a create schema: same fields and bounds, nothing required, no
+ * top-level defaults, so a field the caller did not send stays absent and keeps its
+ * stored value. Defaults inside a field's own schema stay: a PATCH replaces a sent
+ * object (a rule's `settings`, `cache_key`) whole, and the new object is completed
+ * as on create.
+ */
 export function patchVariant(create: SchemaObject): SchemaObject {
   const properties = Object.fromEntries(
     Object.entries(create.properties ?? {}).map(([name, property]) => {
@@ -18,13 +32,13 @@ export function patchVariant(create: SchemaObject): SchemaObject {
     }),
   );
   const { required: _required, ...rest } = create;
-  return { ...rest, $id: create.$id.replace(/-create$/, '-patch'), title: `${String(create.title ?? create.$id)} (patch)`, properties };
+  return { ...rest, $id: patchIdOf(create.$id), title: `${String(create.title ?? create.$id)} (patch)`, properties };
 }
 
 /**
  * Compiles every JSON Schema in schemas/api once. Validation fills in the
- * schemas' defaults, so services receive complete create requests. Each `X-create` schema without
- * an `X-patch` file gets a derived `X-patch` (see patchVariant).
+ * schemas' defaults, so services receive complete create requests. Each `X-create` or
+ * `X-request` schema without an `X-patch` file gets a derived `X-patch` (see patchVariant).
  */
 export function loadApiSchemas(dir = API_SCHEMAS_DIR): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, useDefaults: true });
@@ -36,7 +50,7 @@ export function loadApiSchemas(dir = API_SCHEMAS_DIR): Ajv2020 {
   const ids = new Set(schemas.map((schema) => schema.$id));
   for (const schema of schemas) {
     ajv.addSchema(schema);
-    const patchId = schema.$id.replace(/-create$/, '-patch');
+    const patchId = patchIdOf(schema.$id);
     if (patchId !== schema.$id && !ids.has(patchId)) ajv.addSchema(patchVariant(schema));
   }
   return ajv;

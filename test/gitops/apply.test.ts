@@ -93,6 +93,16 @@ describe('plan and apply against a live core', function () {
     expect((await plan()).plan.counts).to.include({ creates: 0, updates: 0, deletes: 0 });
   });
 
+  it('converges in one apply when one field of an origin with non-default settings changes', async () => {
+    await edit('domains/shop.example.yaml', (text) => text.replace('{ host: origin-eu.shop.example.net, role: primary, weight: 70,', '{ host: origin-eu.shop.example.net, role: primary, weight: 75,'));
+    const { planned } = await apply();
+    const shop = planned.plan.domains.find((domain) => domain.domain === 'shop.example')!;
+    expect(shop.changes.map((change) => [change.action, change.key, change.fields])).to.deep.equal([['update', 'https://origin-eu.shop.example.net:443', [{ field: 'weight', before: 70, after: 75 }]]]);
+    expect((await plan()).plan.counts).to.include({ creates: 0, updates: 0, deletes: 0 });
+    const origin = (await core.get(`/api/v1/domains/${await domainId('shop.example')}/origins`)).data.find((item: Json) => item.host === 'origin-eu.shop.example.net');
+    expect(origin).to.include({ weight: 75, monitored: true, health_check_path: '/healthz' });
+  });
+
   it('shows an imperative change to a git-owned item in the plan and reverts it on apply', async () => {
     const docs = await domainId('docs.example');
     const origin = (await core.get(`/api/v1/domains/${docs}/origins`)).data[0];

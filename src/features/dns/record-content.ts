@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { normalizeHostname } from '../../shared/hostnames.js';
 
 /** Checks one record's content for its type and returns its canonical form, or a reason it is invalid. */
@@ -22,8 +23,17 @@ function checkA(content: string): ContentCheck {
   return isIPv4(content) ? ok(content) : bad(`an A record needs an IPv4 address, got ${JSON.stringify(content)}`);
 }
 
+// RFC 5952 text (lower case, the longest zero run compressed; IPv4-mapped in dotted form), so
+// two spellings of one address are one record to the duplicate rule and its unique index.
+function canonicalIpv6(address: string): string {
+  const parsed = ipaddr.IPv6.parse(address);
+  return parsed.isIPv4MappedAddress() ? `::ffff:${parsed.toIPv4Address().toString()}` : parsed.toRFC5952String();
+}
+
 function checkAAAA(content: string): ContentCheck {
-  return isIPv6(content) ? ok(content.toLowerCase()) : bad(`an AAAA record needs an IPv6 address, got ${JSON.stringify(content)}`);
+  // A zone index (fe80::1%eth0) names a local interface, never a published address.
+  if (!isIPv6(content) || content.includes('%')) return bad(`an AAAA record needs an IPv6 address, got ${JSON.stringify(content)}`);
+  return ok(canonicalIpv6(content));
 }
 
 function checkMX(content: string): ContentCheck {

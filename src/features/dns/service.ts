@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import { lockForWrite } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
@@ -77,6 +79,16 @@ async function checkNeighbours(db: Db, domainId: string, candidate: Candidate, e
   if (others.some((other) => other.type === 'CNAME')) throw new ValidationError('name', `${candidate.name} already has a CNAME record, which cannot share its name`);
 }
 
+/** The stored form of a checked record: its content digest is the unique key of identical records. */
+function storedRecord(candidate: Candidate) {
+  return { ...candidate, content_digest: createHash('sha256').update(candidate.content).digest('hex') };
+}
+
+/** Serializes the domain's record writes, so zone checks see every committed record (call inside the transaction). */
+export async function lockZoneWrites(db: Db, domainId: string): Promise<void> {
+  await lockForWrite(db, `dns:${domainId}`);
+}
+
 /** A page of the domain's records ordered by name and type. */
 export async function listRecords(db: Db, domainId: string, paging: Paging) {
   const domain = await assertDomainExists(db, domainId);
@@ -91,6 +103,7 @@ export async function listRecords(db: Db, domainId: string, paging: Paging) {
 
 /** Creates a record after type-specific and zone-level checks. */
 export async function createRecord(db: Db, domainId: string, input: Required<Pick<RecordInput, 'type' | 'name' | 'content'>> & RecordInput) {
+  await lockZoneWrites(db, domainId);
   const domain = await assertDomainExists(db, domainId);
   const candidate = checkCandidate(
     {
@@ -106,7 +119,7 @@ export async function createRecord(db: Db, domainId: string, input: Required<Pic
     domain.zone_name,
   );
   await checkNeighbours(db, domainId, candidate);
-  const row = await db.dnsRecord.create({ data: { ...candidate, domain_id: domainId } });
+  const row = await db.dnsRecord.create({ data: { ...storedRecord(candidate), domain_id: domainId } });
   return serializeRecord(row, domain.zone_name);
 }
 
@@ -118,14 +131,15 @@ async function findRecord(db: Db, domainId: string, recordId: string) {
 
 /** Merges the patch into the record and re-runs every check on the result. */
 export async function updateRecord(db: Db, domainId: string, recordId: string, patch: RecordInput) {
+  await lockZoneWrites(db, domainId);
   const domain = await assertDomainExists(db, domainId);
   const current = await findRecord(db, domainId, recordId);
   const merged = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) } as RecordRow;
   if (patch.type !== undefined && patch.type !== current.type && patch.proxied === undefined && !PROXIABLE_TYPES.has(patch.type)) merged.proxied = false;
   const candidate = checkCandidate(merged, domain.zone_name);
   await checkNeighbours(db, domainId, candidate, recordId);
-  const { type, name, content, ttl, proxied, routing_policy, enabled, comment } = candidate;
-  const row = await db.dnsRecord.update({ where: { id: recordId }, data: { type, name, content, ttl, proxied, routing_policy, enabled, comment } });
+  const { type, name, content, content_digest, ttl, proxied, routing_policy, enabled, comment } = storedRecord(candidate);
+  const row = await db.dnsRecord.update({ where: { id: recordId }, data: { type, name, content, content_digest, ttl, proxied, routing_policy, enabled, comment } });
   return serializeRecord(row, domain.zone_name);
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { lockForWrite } from '../../db/write-lock.js';
 import type { Actor } from '../../http/actor.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
@@ -24,7 +25,9 @@ function apexOrThrow(input: string, field = 'domain'): string {
   return apex;
 }
 
+// Takes the apex's write lock first (inside the transaction), so a concurrent claim of the same apex waits and then sees it taken.
 async function assertApexFree(db: Db, apex: string, exceptId?: string): Promise<void> {
+  await lockForWrite(db, `apex:${apex}`);
   const taken = await db.domain.findUnique({ where: { domain: apex }, select: { id: true } });
   if (taken && taken.id !== exceptId) throw new ValidationError('domain', `domain ${apex} already exists`, 'duplicate domain');
 }

@@ -28,7 +28,7 @@ export function originRoutes(deps: AppDeps): Route[] {
       method: 'patch',
       path: `${ORIGINS}/:originId`,
       auth: 'api',
-      body: 'origin-request',
+      body: 'origin-patch',
       audit: { action: 'origin.update', target: 'origin' },
       publishes: true,
       handler: async ({ db, params, body }) => ({ data: await updateOrigin(db, params.domainId, params.originId, body) }),

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { lockForWrite } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
@@ -45,6 +46,11 @@ async function assertIdentityFree(db: Db, domainId: string, identity: { scheme: 
   if (twin) throw new ValidationError('host', `origin ${identity.scheme}://${identity.host}:${identity.port} already exists for this domain`, 'duplicate origin');
 }
 
+// Serializes the domain's origin writes so the identity check sees every committed origin (inside the transaction).
+async function lockOriginWrites(db: Db, domainId: string): Promise<void> {
+  await lockForWrite(db, `origins:${domainId}`);
+}
+
 async function findOrigin(db: Db, domainId: string, originId: string) {
   await assertDomainExists(db, domainId);
   const row = await db.origin.findFirst({ where: { id: originId, domain_id: domainId } });
@@ -66,6 +72,7 @@ export async function listOrigins(db: Db, domainId: string, paging: Paging) {
 
 /** Creates an origin; host is required, the port defaults from the scheme; (scheme, host, port) is unique per domain. */
 export async function createOrigin(db: Db, domainId: string, input: OriginInput) {
+  await lockOriginWrites(db, domainId);
   await assertDomainExists(db, domainId);
   if (input.host === undefined) throw new ValidationError('host', 'host is required');
   const data = normalizeInput(input);
@@ -78,6 +85,7 @@ export async function createOrigin(db: Db, domainId: string, input: OriginInput)
 
 /** Applies a partial update; the identity must stay unique. */
 export async function updateOrigin(db: Db, domainId: string, originId: string, patch: OriginInput) {
+  await lockOriginWrites(db, domainId);
   const current = await findOrigin(db, domainId, originId);
   const data = normalizeInput(patch);
   const identity = { scheme: data.scheme ?? current.scheme, host: data.host ?? current.host, port: data.port ?? current.port };

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../../http/errors.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { continentOf, isContinent, isCountry, isRegion } from '../../shared/geo/regions.js';
 import { normalizeHostname } from '../../shared/hostnames.js';
+import { lockZoneWrites } from '../dns/service.js';
 import { assertDomainExists } from '../domains/service.js';
 
 export type GeoRouteInput = { scope: 'country' | 'continent' | 'region' | 'default'; code?: string | null; target: string };
@@ -68,6 +69,8 @@ export async function listGeoRoutes(db: Db, domainId: string, recordId: string) 
  * routing_policy to geo, an empty set turns it back to simple.
  */
 export async function replaceGeoRoutes(db: Db, domainId: string, recordId: string, routes: GeoRouteInput[]) {
+  // Concurrent replacements would each delete the old set and both insert theirs.
+  await lockZoneWrites(db, domainId);
   const record = await findGeoRecord(db, domainId, recordId);
   if (!['A', 'AAAA', 'CNAME'].includes(record.type)) throw new ValidationError('routes', `${record.type} records cannot have geo routes`);
   const checked = routes.map((route, index) => checkRoute(route, index, record.type));

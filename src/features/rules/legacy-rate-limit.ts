@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { assertDomainExists } from '../domains/service.js';
 import { ruleKind } from './kinds.js';
-import { createRule, serializeRule, updateRule } from './service.js';
+import { createRule, lockRuleWrites, serializeRule, updateRule } from './service.js';
 
 const RATE_LIMITS = ruleKind('rate-limits');
 export const LEGACY_NAME = 'legacy rate limit';
@@ -19,6 +19,8 @@ export async function getLegacyRateLimit(db: Db, domainId: string) {
 
 /** Creates or replaces the legacy rate limit (PUT: fields not given take their defaults; enabled unless said otherwise). */
 export async function putLegacyRateLimit(db: Db, domainId: string, input: Record<string, unknown>) {
+  // Held across the lookup and the create, so concurrent PUTs cannot both create the legacy rule.
+  await lockRuleWrites(db, RATE_LIMITS, domainId);
   const rule = await findLegacy(db, domainId);
   const body = { match: {}, key_header: null, challenge_difficulty: null, enabled: true, ...input };
   if (!rule) return createRule(db, RATE_LIMITS, domainId, { ...body, name: LEGACY_NAME }, { legacy: true });

@@ -5,7 +5,7 @@ import { HttpError, ValidationError } from '../../http/errors.js';
 import { schemaProblem } from '../../http/validation.js';
 import type { Pattern } from '../../shared/rules/types.js';
 import { ruleKind } from './kinds.js';
-import { allRules, assertSoundMatch, insertRules, serializeRule } from './service.js';
+import { allRules, assertSoundMatch, insertRules, lockRuleWrites, serializeRule } from './service.js';
 
 export type ImportRequest = { format: 'csv' | 'json'; mode: 'append' | 'replace'; csv?: string; rules?: Record<string, unknown>[] };
 type LineError = { line: number; field?: string; detail: string };
@@ -80,6 +80,7 @@ export async function importRedirects(db: Db, domainId: string, request: ImportR
   if (request.format === 'csv' && request.csv === undefined) throw new ValidationError('csv', 'csv is required when format is csv');
   if (request.format === 'json' && request.rules === undefined) throw new ValidationError('rules', 'rules is required when format is json');
   const lines = request.format === 'csv' ? csvLines(request.csv!) : request.rules!.map((body, index) => ({ line: index + 1, body: { ...body } }));
+  await lockRuleWrites(db, REDIRECTS, domainId);
   const existing = await allRules(db, REDIRECTS, domainId);
   const seen = new Set(request.mode === 'append' ? existing.map((rule) => rule.name) : []);
   const errors: LineError[] = [];

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { lockForWrite } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
@@ -39,6 +40,11 @@ async function assertNameFree(db: Db, kind: RuleKind, domainId: string, name: st
   if (twin) throw new ValidationError('name', `a ${kind.noun.replace('_', ' ')} named ${JSON.stringify(name)} already exists for this domain`, 'duplicate name');
 }
 
+/** Serializes writes of the domain's rules of one kind, so name checks see every committed rule (call inside the transaction). */
+export async function lockRuleWrites(db: Db, kind: RuleKind, domainId: string): Promise<void> {
+  await lockForWrite(db, `rules:${kind.path}:${domainId}`);
+}
+
 /** A page of a domain's rules of one kind, in evaluation order (priority, then name). */
 export async function listRules(db: Db, kind: RuleKind, domainId: string, paging?: Paging) {
   await assertDomainExists(db, domainId);
@@ -60,6 +66,7 @@ export async function findRule(db: Db, kind: RuleKind, domainId: string, ruleId:
 
 /** Creates a rule after the match and the kind's own checks; names are unique per domain and kind. */
 export async function createRule(db: Db, kind: RuleKind, domainId: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  await lockRuleWrites(db, kind, domainId);
   await assertDomainExists(db, domainId);
   assertSoundMatch(input.match);
   const normalised = kind.check({ ...input, id: '', domain_id: domainId } as RuleRecord);
@@ -70,6 +77,7 @@ export async function createRule(db: Db, kind: RuleKind, domainId: string, input
 
 /** Merges the patch into the rule and re-runs every check on the result. */
 export async function updateRule(db: Db, kind: RuleKind, domainId: string, ruleId: string, patch: Record<string, unknown>) {
+  await lockRuleWrites(db, kind, domainId);
   const current = await findRule(db, kind, domainId, ruleId);
   if (patch.match !== undefined) assertSoundMatch(patch.match);
   const merged = { ...current, ...patch } as RuleRecord;

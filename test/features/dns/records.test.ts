@@ -36,6 +36,8 @@ describe('DNS records API', () => {
     const valid: [string, string, string][] = [
       ['A', '192.0.2.44', '192.0.2.44'],
       ['AAAA', '2001:DB8::1', '2001:db8::1'],
+      ['AAAA', '2001:DB8:0:0:0:0:0:2', '2001:db8::2'],
+      ['AAAA', '::FFFF:192.0.2.1', '::ffff:192.0.2.1'],
       ['CNAME', 'Target.Example.NET.', 'target.example.net'],
       ['TXT', 'v=spf1 include:_spf.example.net ~all', 'v=spf1 include:_spf.example.net ~all'],
       ['MX', '10 Mail.Example.COM.', '10 mail.example.com'],
@@ -54,6 +56,7 @@ describe('DNS records API', () => {
       ['A', '999.1.1.1'],
       ['A', '2001:db8::1'],
       ['AAAA', '1.2.3.4'],
+      ['AAAA', 'fe80::1%eth0'],
       ['CNAME', 'not a host'],
       ['MX', 'mail.example.com'],
       ['MX', '70000 mail.example.com'],
@@ -120,6 +123,10 @@ describe('DNS records API', () => {
       await create({ type: 'A', name: 'twin', content: '192.0.2.30' });
       expect((await reject({ type: 'A', name: 'twin', content: '192.0.2.30' })).field).to.equal('content');
       expect((await create({ type: 'A', name: 'twin', content: '192.0.2.31' })).content).to.equal('192.0.2.31');
+    });
+    it('treats two spellings of one IPv6 address as a duplicate AAAA record', async () => {
+      await create({ type: 'AAAA', name: 'twin6', content: '2001:db8:0:0::7' });
+      expect((await reject({ type: 'AAAA', name: 'twin6', content: '2001:DB8::7' })).field).to.equal('content');
     });
     it('rejects NS records at the apex', async () => {
       expect((await reject({ type: 'NS', name: '@', content: 'ns.elsewhere.example' })).field).to.equal('name');
