@@ -16,6 +16,7 @@ import { ValidationError } from './errors.js';
 import type { Route, RouteContext } from './route.js';
 import { writeResult } from './reply-writer.js';
 import { assertValid, validatorFor } from './validation.js';
+import { assertStorableParameters, assertStorableValue } from './storable-input.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -113,9 +114,11 @@ async function reportRefusal(route: Route, actor: Actor, req: Request, deps: App
   }
 }
 
-// Validates the body, runs the handler (audited routes in their transaction) and writes the answer.
+// Refuses what the database cannot store, validates the body, runs the handler (audited routes in their transaction) and writes the answer.
 async function respond(route: Route, validate: ValidateFunction | undefined, req: Request, res: express.Response, actor: Actor, deps: AppDeps): Promise<void> {
+  assertStorableParameters(req.params, req.query as Record<string, unknown>);
   const body = validate ? bodyOf(route, req) : undefined;
+  assertStorableValue(body, undefined);
   const sent = route.audit && body !== undefined ? structuredClone(body) : body;
   if (validate) assertValid(validate, body);
   const context: RouteContext = {
