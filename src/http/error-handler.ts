@@ -5,14 +5,18 @@ import { isDatabaseUnavailable, refusedValueReason } from './database-errors.js'
 import { HttpError, NotFoundError, UnavailableError, ValidationError } from './errors.js';
 import { writeJson } from './reply-writer.js';
 
-type BodyParserError = { type?: string; code?: unknown; status?: number; statusCode?: number; expose?: boolean; message: string; limit?: number };
+type BodyParserError = { type?: string; code?: unknown; errno?: unknown; status?: number; statusCode?: number; expose?: boolean; message: string; limit?: number };
+
+// zlib's errors (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_2 from brotli, ...): the bytes are not what Content-Encoding says.
+function isDecompressionError(error: BodyParserError): boolean {
+  return typeof error.errno === 'number' && typeof error.code === 'string' && /^(Z_|ERR_)/.test(error.code);
+}
 
 function fromBodyParser(error: BodyParserError): HttpError | undefined {
   if (error.type === 'entity.parse.failed') return new HttpError(400, 'malformed JSON body', undefined, error.message);
   if (error.type === 'entity.too.large') return new HttpError(413, 'request body too large', undefined, `the limit is ${error.limit} bytes`);
   if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') return new HttpError(415, 'unsupported body encoding', undefined, error.message);
-  // zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR, ...): the bytes are not what Content-Encoding says.
-  if (typeof error.code === 'string' && error.code.startsWith('Z_')) return new HttpError(400, 'unreadable request body', undefined, `the body does not match its Content-Encoding (${error.message})`);
+  if (isDecompressionError(error)) return new HttpError(400, 'unreadable request body', undefined, `the body does not match its Content-Encoding (${error.message})`);
   return undefined;
 }
 
