@@ -15,6 +15,7 @@ import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
 import type { Route, RouteContext } from './route.js';
 import { writeResult } from './reply-writer.js';
+import { setBaselineHeaders } from './response-headers.js';
 import { assertValid, validatorFor } from './validation.js';
 import { assertStorableParameters, assertStorableValue } from './storable-input.js';
 
@@ -52,6 +53,7 @@ function requestContext(logger: Logger): RequestHandler {
     req.requestId = requestIdFrom(req.headers['x-request-id']);
     req.log = logger.child({ requestId: req.requestId });
     res.setHeader('X-Request-Id', req.requestId);
+    setBaselineHeaders(res);
     const started = process.hrtime.bigint();
     res.on('finish', () => logCompletion(req.log, req.method, req.path, res.statusCode, started));
     next();

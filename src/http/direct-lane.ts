@@ -3,6 +3,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { authenticate, EMPTY_BODY, logCompletion, requestIdFrom, type AppDeps } from './app.js';
 import { writeError } from './error-handler.js';
 import { writeResult } from './reply-writer.js';
+import { setBaselineHeaders } from './response-headers.js';
 import type { Route, RouteContext } from './route.js';
 import { assertStorableParameters } from './storable-input.js';
 
@@ -23,6 +24,7 @@ async function serve(route: Route, req: IncomingMessage, res: ServerResponse, ur
   const requestId = requestIdFrom(req.headers['x-request-id']);
   const log = deps.logger.child({ requestId });
   res.setHeader('X-Request-Id', requestId);
+  setBaselineHeaders(res);
   const headers = req.headers as Record<string, string | undefined>;
   try {
     const actor = await authenticate(route, { method: 'GET', pathWithQuery: url, headers, rawBody: EMPTY_BODY, log }, deps);

@@ -26,7 +26,7 @@ type Answer = { status: number; text: string; headers: Headers };
 
 // Every route of the route table, sent paths, queries and bodies that no caller should send, with valid
 // credentials for its auth level: the answer is never a 5xx, every refusal is a 4xx `{error, field?, detail?}`
-// and changes no table.
+// and changes no table, and every answer carries the baseline headers (nosniff, no-store).
 describe('bad input on every route', function () {
   this.timeout(180000);
   let core: TestCore;
@@ -104,6 +104,7 @@ describe('bad input on every route', function () {
 
   function problemWith(answer: Answer): string | undefined {
     if (answer.status >= 500) return `answered ${answer.status}: ${answer.text.slice(0, 200)}`;
+    if (answer.headers.get('x-content-type-options') !== 'nosniff' || answer.headers.get('cache-control') !== 'no-store') return `answered ${answer.status} without nosniff and no-store`;
     if (answer.status < 400) return undefined;
     let body: Json;
     try {
