@@ -17,7 +17,7 @@ import type { Route, RouteContext } from './route.js';
 import { writeResult } from './reply-writer.js';
 import { setBaselineHeaders } from './response-headers.js';
 import { assertValid, validatorFor } from './validation.js';
-import { assertStorableParameters, assertStorableValue } from './storable-input.js';
+import { assertStorableBody, assertStorableParameters } from './storable-input.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -120,7 +120,7 @@ async function reportRefusal(route: Route, actor: Actor, req: Request, deps: App
 async function respond(route: Route, validate: ValidateFunction | undefined, req: Request, res: express.Response, actor: Actor, deps: AppDeps): Promise<void> {
   assertStorableParameters(req.params, req.query as Record<string, unknown>);
   const body = validate ? bodyOf(route, req) : undefined;
-  assertStorableValue(body, undefined);
+  assertStorableBody(body, route.itemsCheckedOneByOne);
   const sent = route.audit && body !== undefined ? structuredClone(body) : body;
   if (validate) assertValid(validate, body);
   const context: RouteContext = {
