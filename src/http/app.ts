@@ -16,8 +16,10 @@ import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
 import type { Route, RouteContext } from './route.js';
 import { writeResult } from './reply-writer.js';
+import { setBaselineHeaders } from './response-headers.js';
 import { assertValid, validatorFor } from './validation.js';
 import { trustedProxies } from '../config/trusted-proxies.js';
+import { assertStorableBody, assertStorableParameters } from './storable-input.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -53,6 +55,7 @@ function requestContext(logger: Logger): RequestHandler {
     req.requestId = requestIdFrom(req.headers['x-request-id']);
     req.log = logger.child({ requestId: req.requestId });
     res.setHeader('X-Request-Id', req.requestId);
+    setBaselineHeaders(res);
     const started = process.hrtime.bigint();
     res.on('finish', () => logCompletion(req.log, req.method, req.path, res.statusCode, started));
     next();
@@ -115,9 +118,11 @@ async function reportRefusal(route: Route, actor: Actor, req: Request, deps: App
   }
 }
 
-// Validates the body, runs the handler (audited routes in their transaction) and writes the answer.
+// Refuses what the database cannot store, validates the body, runs the handler (audited routes in their transaction) and writes the answer.
 async function respond(route: Route, validate: ValidateFunction | undefined, req: Request, res: express.Response, actor: Actor, deps: AppDeps): Promise<void> {
+  assertStorableParameters(req.params, req.query as Record<string, unknown>);
   const body = validate ? bodyOf(route, req) : undefined;
+  assertStorableBody(body, route.itemsCheckedOneByOne);
   const sent = route.audit && body !== undefined ? structuredClone(body) : body;
   if (validate) assertValid(validate, body);
   const context: RouteContext = {

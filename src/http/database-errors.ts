@@ -1,8 +1,11 @@
-// Recognises "the database is not there" among the shapes pg, the Prisma
-// adapter and the Prisma client give it, so callers can answer 503.
+// Recognises what the database said among the shapes pg, the Prisma adapter and the
+// Prisma client give it: "not there" (callers answer 503) and "refused a value" (422).
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
+// P2037: too many database connections opened.
+const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1017', 'P2024', 'P2037']);
+// P2000: value too long for its column; P2020: value out of range for its type.
+const PRISMA_DATA_EXCEPTIONS = new Set(['P2000', 'P2020']);
 const MESSAGE_HINTS = [
   /connection terminated/i,
   /timeout exceeded when trying to connect/i,
@@ -13,31 +16,60 @@ const MESSAGE_HINTS = [
   /cannot use a pool after calling end/i,
   /ECONNREFUSED|ECONNRESET/,
 ];
+const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 function isUnavailableSqlState(code: string): boolean {
-  // Class 08 = connection exception; 57P0x = admin/crash shutdown, cannot connect now.
-  return code.startsWith('08') || /^57P0[1-3]$/.test(code);
+  // Class 08 = connection exception; 57P0x = admin/crash shutdown, cannot connect now;
+  // 53300 = too many connections (the server refuses new sessions until others end).
+  return code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '53300';
 }
 
-function* causes(error: unknown): Generator<Record<string, unknown>> {
-  const seen = new Set<unknown>();
+// Every error object wrapped in `error`: causes, aggregated errors, and the driver error Prisma keeps in its meta.
+function* causes(error: unknown, seen = new Set<unknown>()): Generator<Record<string, unknown>> {
   let current: unknown = error;
   while (current && typeof current === 'object' && !seen.has(current)) {
     seen.add(current);
     yield current as Record<string, unknown>;
-    const node = current as { cause?: unknown; errors?: unknown[] };
-    if (Array.isArray(node.errors)) for (const inner of node.errors) yield* causes(inner);
+    const node = current as { cause?: unknown; errors?: unknown[]; meta?: { driverAdapterError?: unknown } };
+    if (Array.isArray(node.errors)) for (const inner of node.errors) yield* causes(inner, seen);
+    if (node.meta?.driverAdapterError) yield* causes(node.meta.driverAdapterError, seen);
     current = node.cause;
   }
+}
+
+// The error codes a node carries: pg's `code`, the adapter's `originalCode` (the SQLSTATE).
+function codesOf(node: Record<string, unknown>): string[] {
+  return [node.code, node.originalCode].filter((code): code is string => typeof code === 'string');
 }
 
 /** True when `error` (or anything it wraps) says the database cannot be reached. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (const node of causes(error)) {
-    const code = typeof node.code === 'string' ? node.code : undefined;
-    if (code && (NETWORK_CODES.has(code) || PRISMA_UNREACHABLE.has(code) || isUnavailableSqlState(code))) return true;
+    for (const code of codesOf(node)) {
+      if (NETWORK_CODES.has(code) || PRISMA_UNREACHABLE.has(code) || (SQLSTATE.test(code) && isUnavailableSqlState(code))) return true;
+    }
     const message = typeof node.message === 'string' ? node.message : '';
     if (MESSAGE_HINTS.some((hint) => hint.test(message))) return true;
   }
   return false;
+}
+
+// Prisma's own refusals of a date it cannot send: an Invalid Date, or a year beyond 9999.
+const PRISMA_DATE_REFUSALS = [/Provided Date object is invalid/, /Could not convert argument value .*"DateTime"/];
+
+/**
+ * Why the database (or Prisma on its way there) refused a value of the request, or undefined when
+ * `error` is something else: SQLSTATE class 22 "data exception" (NUL in text 22021, bad Unicode
+ * escape in jsonb 22P05, numeric out of range 22003, datetime out of range 22008, ...), Prisma's
+ * P2000/P2020, or a date Prisma cannot convert.
+ */
+export function refusedValueReason(error: unknown): string | undefined {
+  for (const node of causes(error)) {
+    for (const code of codesOf(node)) {
+      if (PRISMA_DATA_EXCEPTIONS.has(code) || (SQLSTATE.test(code) && code.startsWith('22'))) return `database code ${code}`;
+    }
+    const message = typeof node.message === 'string' ? node.message : '';
+    if (PRISMA_DATE_REFUSALS.some((refusal) => refusal.test(message))) return 'a date out of range';
+  }
+  return undefined;
 }

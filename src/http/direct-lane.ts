@@ -3,7 +3,9 @@ import { parse as parseQuery } from 'node:querystring';
 import { authenticate, EMPTY_BODY, logCompletion, requestIdFrom, type AppDeps } from './app.js';
 import { writeError } from './error-handler.js';
 import { writeResult } from './reply-writer.js';
+import { setBaselineHeaders } from './response-headers.js';
 import type { Route, RouteContext } from './route.js';
+import { assertStorableParameters } from './storable-input.js';
 
 // A route the lane may take: nothing it serves may need express (path parameters,
 // a body, an audit transaction, a refusal hook) or an operator's credentials.
@@ -22,11 +24,13 @@ async function serve(route: Route, req: IncomingMessage, res: ServerResponse, ur
   const requestId = requestIdFrom(req.headers['x-request-id']);
   const log = deps.logger.child({ requestId });
   res.setHeader('X-Request-Id', requestId);
+  setBaselineHeaders(res);
   const headers = req.headers as Record<string, string | undefined>;
   try {
     const actor = await authenticate(route, { method: 'GET', pathWithQuery: url, headers, rawBody: EMPTY_BODY, log }, deps);
     const mark = url.indexOf('?');
     const query = parseQuery(mark === -1 ? '' : url.slice(mark + 1)) as Record<string, unknown>;
+    assertStorableParameters({}, query);
     const context: RouteContext = { params: {}, query, body: undefined, sent: undefined, actor, headers, rawBody: EMPTY_BODY, requestId, clientIp: req.socket.remoteAddress ?? '', db: deps.prisma, log };
     writeResult(res, route.status ?? 200, await route.handler(context));
   } catch (error) {

@@ -1,17 +1,40 @@
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from './database-errors.js';
+import { isDatabaseUnavailable, refusedValueReason } from './database-errors.js';
 import { HttpError, NotFoundError, UnavailableError, ValidationError } from './errors.js';
 import { writeJson } from './reply-writer.js';
 
-type BodyParserError = { type?: string; status?: number; message: string; limit?: number };
+type BodyParserError = { type?: string; code?: unknown; errno?: unknown; status?: number; statusCode?: number; expose?: boolean; message: string; limit?: number };
+
+// zlib's errors (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_2 from brotli, ...): the bytes are not what Content-Encoding says.
+function isDecompressionError(error: BodyParserError): boolean {
+  return typeof error.errno === 'number' && typeof error.code === 'string' && /^(Z_|ERR_)/.test(error.code);
+}
 
 function fromBodyParser(error: BodyParserError): HttpError | undefined {
   if (error.type === 'entity.parse.failed') return new HttpError(400, 'malformed JSON body', undefined, error.message);
   if (error.type === 'entity.too.large') return new HttpError(413, 'request body too large', undefined, `the limit is ${error.limit} bytes`);
   if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') return new HttpError(415, 'unsupported body encoding', undefined, error.message);
+  if (isDecompressionError(error)) return new HttpError(400, 'unreadable request body', undefined, `the body does not match its Content-Encoding (${error.message})`);
   return undefined;
+}
+
+// Express's router and body parser mark errors caused by the request itself with a 4xx status
+// (http-errors sets `expose` on those); the path decoder's URIError carries 400 without `expose`.
+function fromExpress(error: BodyParserError): HttpError | undefined {
+  const status = error.status ?? error.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (error instanceof URIError) return new HttpError(400, 'malformed path', undefined, 'a path segment holds an invalid percent-escape');
+  if (error.expose !== true) return undefined;
+  return new HttpError(status, String(STATUS_CODES[status] ?? 'bad request').toLowerCase(), undefined, error.message);
+}
+
+// A safety net behind the input checks: a value the database refused is the caller's mistake, not an outage.
+function fromDataException(error: unknown): HttpError | undefined {
+  const reason = refusedValueReason(error);
+  if (reason === undefined) return undefined;
+  return new ValidationError(undefined, `a value of this request cannot be stored (${reason})`);
 }
 
 function fromPrisma(error: { code?: unknown; meta?: { target?: unknown; modelName?: unknown } }): HttpError | undefined {
@@ -27,7 +50,8 @@ function fromPrisma(error: { code?: unknown; meta?: { target?: unknown; modelNam
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (isDatabaseUnavailable(error)) return new UnavailableError('database unavailable', 'the database cannot be reached; retry shortly');
-  const known = fromBodyParser(error as BodyParserError) ?? fromPrisma(error as { code?: unknown });
+  if (!error || typeof error !== 'object') return new HttpError(500, 'internal error');
+  const known = fromBodyParser(error as BodyParserError) ?? fromExpress(error as BodyParserError) ?? fromPrisma(error as { code?: unknown }) ?? fromDataException(error);
   return known ?? new HttpError(500, 'internal error');
 }
 

@@ -39,6 +39,12 @@ export type Route = {
   body?: string;
   /** When true an absent body is treated as `{}` before validation. */
   optionalBody?: boolean;
+  /**
+   * The body's array (a collector's `events`) whose items the handler checks one by one, refusing
+   * bad ones and keeping the rest: text the database cannot store in them (NUL) is refused per item
+   * by the handler (storableProblem) instead of refusing the whole request.
+   */
+  itemsCheckedOneByOne?: string;
   status?: number;
   /** Audited routes run in one transaction with their audit event. */
   audit?: AuditSpec;

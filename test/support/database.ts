@@ -46,6 +46,11 @@ export async function createTestDatabase(): Promise<string> {
   return withDatabase(await serverUrl(), name);
 }
 
+/** Runs one statement on the test server as its superuser (roles and database ownership). */
+export async function runOnServer(sql: string): Promise<void> {
+  await onServer((client) => client.query(sql));
+}
+
 /** Drops a database made by createTestDatabase, disconnecting anyone still on it. */
 export async function dropTestDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../http/errors.js';
+import { MAX_UNIX_SECONDS } from '../../http/timestamps.js';
 
 export type Bucket = 'minute' | 'hour' | 'day';
 export type Window = { bucket: Bucket; from: Date; to: Date };
@@ -12,8 +13,9 @@ const SECONDS: Record<Bucket, number> = { minute: 60, hour: 3600, day: 86400 };
 function unixParam(query: Record<string, unknown>, name: string): number | undefined {
   const raw = query[name];
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^\d{1,12}$/.test(raw)) throw new ValidationError(name, `${name} must be a unix timestamp in seconds`);
-  return Number(raw);
+  const seconds = typeof raw === 'string' && /^\d{1,12}$/.test(raw) ? Number(raw) : NaN;
+  if (!(seconds <= MAX_UNIX_SECONDS)) throw new ValidationError(name, `${name} must be a unix timestamp in seconds (at most ${MAX_UNIX_SECONDS})`);
+  return seconds;
 }
 
 /** The bucket and [from, to) window of an analytics query: `bucket`, `from`, `to` (unix seconds), with defaults. */

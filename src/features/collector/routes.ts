@@ -35,6 +35,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/collector/security-events',
       auth: 'edge',
       body: 'collector-security-events',
+      itemsCheckedOneByOne: 'events',
       handler: async ({ db, body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
         const options = { validate: validateSecurity, clientIp: await clientIp() };
@@ -46,6 +47,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/collector/usage',
       auth: 'edge',
       body: 'collector-usage',
+      itemsCheckedOneByOne: 'events',
       // The hottest write path: raw pg, a handful of statements per batch.
       handler: async ({ body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/client.js';
 import { LOCK_KEYS } from '../../db/advisory-lock.js';
+import { storableProblem } from '../../http/storable-input.js';
 import { schemaProblem } from '../../http/validation.js';
 import { storedClientIp, type ClientIpPolicy } from './client-ip.js';
 import { apexCandidates, domainOfHosts } from './domain-lookup.js';
@@ -14,6 +15,8 @@ const FUTURE_TOLERANCE_SECONDS = 300;
 function checkEvent(validate: ValidateFunction, event: unknown, index: number, now: number): Rejection | undefined {
   const problem = schemaProblem(validate, event, 'event');
   if (problem) return { index, field: problem.field, reason: problem.detail };
+  const unstorable = storableProblem(event);
+  if (unstorable) return { index, field: unstorable.field, reason: unstorable.detail };
   const security = event as SecurityEventInput;
   if (security.client_ip && !isIP(security.client_ip)) return { index, field: 'client_ip', reason: 'client_ip must be an IP address' };
   if (security.timestamp > now + FUTURE_TOLERANCE_SECONDS) return { index, field: 'timestamp', reason: 'timestamp is in the future' };

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { ValidateFunction } from 'ajv';
 import type pg from 'pg';
+import { storableProblem } from '../../http/storable-input.js';
 import { schemaProblem } from '../../http/validation.js';
 import { CACHED_STATUSES } from '../../shared/cache-status.js';
 import { storedClientIp, type ClientIpPolicy } from './client-ip.js';
@@ -41,6 +42,8 @@ const ADD_TO_AGGREGATES = `
 function checkEvent(validate: ValidateFunction, event: unknown, index: number, now: number, oldest: number): Rejection | undefined {
   const problem = schemaProblem(validate, event, 'event');
   if (problem) return { index, field: problem.field, reason: problem.detail };
+  const unstorable = storableProblem(event);
+  if (unstorable) return { index, field: unstorable.field, reason: unstorable.detail };
   const usage = event as UsageEvent;
   if (usage.client_ip && !isIP(usage.client_ip)) return { index, field: 'client_ip', reason: 'client_ip must be an IP address' };
   if (usage.timestamp > now + FUTURE_TOLERANCE_SECONDS) return { index, field: 'timestamp', reason: 'timestamp is in the future' };

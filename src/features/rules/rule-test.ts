@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { ValidationError } from '../../http/errors.js';
 import { compileMatch } from '../../shared/rules/compile.js';
 import { urlPatternMatch } from '../../shared/rules/page-rules.js';
 import { redirectLocation, type RedirectAction } from '../../shared/rules/redirects.js';
@@ -9,12 +10,29 @@ import { allRules, serializeRule } from './service.js';
 
 export type RuleTestRequest = { url: string; method: string; headers?: Record<string, string>; cookies?: Record<string, string>; country?: string; ip?: string };
 
-/** The facts of a test request given as a URL plus optional method, headers, cookies, country and IP. */
+// The schema checks the URL's shape only; a port above 65535 or a bad host is found by parsing it.
+function parsedUrl(text: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    throw new ValidationError('url', 'url is not a URL that can be parsed (check the host and the port)');
+  }
+}
+
+function decodedPath(url: URL): string {
+  try {
+    return decodeURI(url.pathname);
+  } catch {
+    throw new ValidationError('url', 'the path of url holds a percent-escape that is not UTF-8');
+  }
+}
+
+/** The facts of a test request given as a URL plus optional method, headers, cookies, country and IP (422 naming `url` when it cannot be parsed). */
 export function factsOf(request: RuleTestRequest): RequestFacts {
-  const url = new URL(request.url);
+  const url = parsedUrl(request.url);
   return {
     host: url.hostname,
-    path: decodeURI(url.pathname),
+    path: decodedPath(url),
     method: request.method,
     query: Object.fromEntries(url.searchParams),
     headers: Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),

@@ -38,6 +38,13 @@ describe('security event ingest', () => {
     expect((await core.get(`/api/v1/security/summary?domain_id=${domain.id}`)).data.by_kind).to.deep.equal({ waf: 1, rate_limit: 1 });
   });
 
+  it('refuses an event holding text the database cannot store on its own and keeps the rest of the batch', async () => {
+    const answer = await push({ events: [event(), event({ user_agent: 'curl\u0000' }), event({ details: { ['sig\u0000']: 'x' } })] });
+    expect(answer.status).to.equal(200);
+    expect(answer.body.data.accepted).to.equal(1);
+    expect(answer.body.data.rejected.map((rejection: Json) => [rejection.index, rejection.field])).to.deep.equal([[1, 'user_agent'], [2, 'details']]);
+  });
+
   it('counts a retried batch once and takes parallel pushes of one queue one after the other (queue lock)', async () => {
     expect((await push({ idempotency_key: 'sec-1', events: [event()] })).body.data.duplicate).to.equal(true);
     const before = await core.db.securityEvent.count();

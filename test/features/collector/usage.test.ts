@@ -62,6 +62,23 @@ describe('usage ingest', () => {
     expect(await hourRequests()).to.equal(before + 1);
   });
 
+  it('refuses an event holding text the database cannot store on its own and keeps the rest of the batch', async () => {
+    const before = await hourRequests();
+    const answer = await ingest({ events: [event({ path: '/a\u0000b' }), event(), event({ cache_status: 'HIT', path: '/\ud800' })] });
+    expect(answer.status).to.equal(200);
+    expect(answer.body.data.accepted).to.equal(1);
+    expect(answer.body.data.rejected.map((rejection: Json) => [rejection.index, rejection.field])).to.deep.equal([[0, 'path'], [2, 'path']]);
+    expect(await hourRequests()).to.equal(before + 1);
+  });
+
+  it('refuses a batch nested deeper than 64 levels with 400', async () => {
+    const deep = `{"events":[${'['.repeat(70)}${']'.repeat(70)}]}`;
+    const path = '/api/v1/collector/usage';
+    const headers = signedHeaders({ token: EDGE_TOKEN, edgeId: 'edge-1', method: 'POST', pathWithQuery: path, body: deep });
+    const response = await fetch(`${core.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: deep });
+    expect(response.status).to.equal(400);
+  });
+
   it('answers 422 to a batch without events and 401 without a signature', async () => {
     expect((await ingest({ idempotency_key: 'x' })).status).to.equal(422);
     expect((await fetch(`${core.url}/api/v1/collector/usage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"events":[]}' })).status).to.equal(401);

@@ -69,6 +69,16 @@ describe('redirect import/export, rule tests and the legacy rate limit', () => {
     expect((await core.post(`${base}/page-rules/test`, { url: 'not a url' }, 422)).field).to.equal('url');
   });
 
+  it('answers URLs the rule testers cannot parse with 422 naming url and changes nothing', async () => {
+    const before = await core.rowCounts();
+    for (const tester of ['redirects/test', 'page-rules/test']) {
+      for (const url of ['http://tools.example:99999/', 'https://tools.example/%FF', 'https://tools.example/%C3%28', 'http://tools\u0000.example/']) {
+        expect((await core.post(`${base}/${tester}`, { url }, 422)).field, `${tester} ${url}`).to.equal('url');
+      }
+    }
+    expect(await core.rowCounts()).to.deep.equal(before);
+  });
+
   it('keeps the legacy rate limit as a view over one rate-limit rule', async () => {
     expect((await core.get(`${base}/rate-limit`)).data).to.deep.equal({ enabled: false });
     const put = (await core.put(`${base}/rate-limit`, { requests: 100, period_seconds: 60, action: 'challenge', challenge_difficulty: 2 })).data;
