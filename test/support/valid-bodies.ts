@@ -21,7 +21,7 @@ const FULL_MATCH = {
 const RULE_BASE = (name: string) => ({ name, enabled: true, priority: 10, match: FULL_MATCH });
 const RATE_LIMIT = { requests: 10, period_seconds: 60, key: 'header', key_header: 'X-Key', action: 'block', block_seconds: 60, challenge_difficulty: null };
 
-/** A valid body for every request schema id (a `-patch` schema takes the body of its `-create` schema). */
+/** A valid body for every request schema id (a `-patch` schema takes the body of its `-create` or `-request` schema). */
 export function validBodies(fixtures: SweepFixtures): Record<string, unknown> {
   const now = Math.floor(Date.now() / 1000);
   return {
@@ -131,7 +131,7 @@ export function validBodies(fixtures: SweepFixtures): Record<string, unknown> {
   };
 }
 
-/** The body for schema `id`: its own, or the create body of a derived patch schema. */
+/** The body for schema `id`: its own, or the create (or request) body of a derived patch schema. */
 export function validBodyFor(bodies: Record<string, unknown>, id: string): unknown {
-  return bodies[id] ?? bodies[id.replace(/-patch$/, '-create')];
+  return bodies[id] ?? bodies[id.replace(/-patch$/, '-create')] ?? bodies[id.replace(/-patch$/, '-request')];
 }

@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/client.js';
+import { storableProblem } from '../../http/storable-input.js';
 import { schemaProblem } from '../../http/validation.js';
 import { applyOriginHealth, lockOrigins } from './origin-health-status.js';
 import type { Rejection } from './usage.js';
@@ -16,6 +17,8 @@ export type ObservationBounds = { validate: ValidateFunction; maxSkewSeconds: nu
 function checkObservation(item: unknown, index: number, bounds: ObservationBounds, nowSeconds: number): Rejection | undefined {
   const problem = schemaProblem(bounds.validate, item, 'observation');
   if (problem) return { index, field: problem.field, reason: problem.detail };
+  const unstorable = storableProblem(item);
+  if (unstorable) return { index, field: unstorable.field, reason: unstorable.detail };
   const { timestamp } = item as Observation;
   if (timestamp > nowSeconds + bounds.maxSkewSeconds) return { index, field: 'timestamp', reason: `timestamp is more than ${bounds.maxSkewSeconds} seconds in the future` };
   if (timestamp < nowSeconds - bounds.retentionDays * 86400) return { index, field: 'timestamp', reason: `timestamp is older than the analytics retention (${bounds.retentionDays} days)` };

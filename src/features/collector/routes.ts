@@ -24,6 +24,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/collector/origin-health',
       auth: 'edge',
       body: 'collector-origin-health',
+      itemsCheckedOneByOne: 'observations',
       handler: async ({ db, body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
         const bounds = { validate: validateObservation, maxSkewSeconds: deps.config.edgeSignatureMaxSkewSeconds, retentionDays: deps.config.analyticsRetentionDays };
