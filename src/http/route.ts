@@ -37,6 +37,11 @@ export type Route = {
   body?: string;
   /** When true an absent body is treated as `{}` before validation. */
   optionalBody?: boolean;
+  /**
+   * Keep the exact body bytes (context.rawBody) whatever the content type, up to the
+   * body limit, for signatures over what was sent (push webhooks). Only JSON is parsed.
+   */
+  rawBody?: boolean;
   status?: number;
   /** Audited routes run in one transaction with their audit event. */
   audit?: AuditSpec;
