@@ -22,6 +22,7 @@ export type ClusterOptions = {
 const READY = 'database system is ready to accept connections';
 const START_TIMEOUT_MS = 60000;
 const TAIL_LINES = 5;
+const RECENT_CHARS = 4096;
 // Server messages are matched (READY), so they are kept in English.
 const MESSAGES_ENV = { LC_MESSAGES: 'C' };
 
@@ -72,28 +73,32 @@ export class PostgresCluster {
     const server = spawnAs(binaries.postgres, args, account);
     this.server = server;
     process.on('exit', this.stopOnExit);
-    server.once('exit', () => {
+    const forget = () => {
       process.off('exit', this.stopOnExit);
       if (this.server === server) this.server = undefined;
+    };
+    server.once('exit', forget);
+    server.on('error', () => {
+      if (server.pid === undefined) forget(); // never started, so no 'exit' will come
     });
     await new Promise<void>((resolve, reject) => {
-      const tail: string[] = [];
+      let recent = ''; // the end of the server's output: what a failure shows, where READY is looked for
+      const tail = () => oneLine(recent.split('\n').slice(-TAIL_LINES).join('\n'));
       const timer = setTimeout(() => {
         server.kill('SIGINT');
-        fail(new EmbeddedPostgresError(`the server did not accept connections within ${START_TIMEOUT_MS / 1000} s: ${oneLine(tail.join('\n'))}`));
+        fail(new EmbeddedPostgresError(`the server did not accept connections within ${START_TIMEOUT_MS / 1000} s: ${tail()}`));
       }, START_TIMEOUT_MS);
       const fail = (error: Error) => {
         clearTimeout(timer);
         reject(error);
       };
       server.on('error', (error) => fail(spawnProblem(binaries.postgres, error)));
-      server.once('exit', (code, signal) => fail(new EmbeddedPostgresError(`the server exited at start (${signal ?? `code ${code}`}): ${oneLine(tail.join('\n'))}`)));
+      server.once('exit', (code, signal) => fail(new EmbeddedPostgresError(`the server exited at start (${signal ?? `code ${code}`}): ${tail()}`)));
       server.stderr!.on('data', (chunk: Buffer) => {
         const text = chunk.toString('utf8');
         this.options.onLog?.(text);
-        tail.push(...text.split('\n').filter(Boolean));
-        tail.splice(0, Math.max(0, tail.length - TAIL_LINES));
-        if (text.includes(READY)) {
+        recent = (recent + text).slice(-RECENT_CHARS);
+        if (recent.includes(READY)) {
           clearTimeout(timer);
           resolve();
         }
