@@ -64,19 +64,19 @@ export class GitopsController {
   constructor(private readonly options: ControllerOptions) {}
 
   /**
-   * Rebuilds the last-applied state after a restart from the last good commit the
-   * core recorded for this repository, so drift is still told from git changes.
+   * Rebuilds after a restart what the core recorded for this repository: the orphaned
+   * domains, and the last-applied state from the last good commit (sources with
+   * history), so drift is still told from git changes.
    */
   async restore(): Promise<void> {
     const { source, client, logger } = this.options;
-    if (!source.atCommit) return;
     try {
-      await source.fetch();
       const { repos } = (await client.request('GET', '/api/v1/gitops/status')).data as { repos: { repo: string; last_good_commit: string | null; orphaned?: string[] }[] };
       const recorded = repos.find((repo) => repo.repo === source.label);
       this.orphaned = new Set(recorded?.orphaned ?? []);
       const sha = recorded?.last_good_commit;
-      if (!sha) return;
+      if (!sha || !source.atCommit) return;
+      await source.fetch();
       const state = await source.atCommit(sha, (dir) => loadDesiredState(dir));
       if (!state || state.problems.length) return;
       for (const domain of state.domains) this.lastApplied.set(domain.spec.domain, desiredModel(domain.spec));
