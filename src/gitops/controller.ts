@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { watch, type FSWatcher } from 'chokidar';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
@@ -23,10 +24,21 @@ export type RunReport = {
   domains: object[];
   problems: string[];
   drift: Drift[];
+  /** Live domains this repository owned whose file is gone, left alone (delete_removed_domains is false). */
+  orphaned: string[];
   error: string | null;
 };
 
-export type ControllerOptions = { source: DesiredSource; client: ApiClient; intervalMs: number; logger: Logger; env?: NodeJS.ProcessEnv; watchDebounceMs?: number };
+export type ControllerOptions = {
+  source: DesiredSource;
+  client: ApiClient;
+  intervalMs: number;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  watchDebounceMs?: number;
+  /** The interval holds the process open until stop() (the standalone `cdn reconcile`, which has no server to do it). */
+  holdProcess?: boolean;
+};
 
 const seconds = () => Math.floor(Date.now() / 1000);
 
@@ -42,24 +54,29 @@ export class GitopsController {
   private timer: NodeJS.Timeout | undefined;
   private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
-  private lastRecorded: { sha: string | null; status: string; drift: number } | undefined;
+  private stopped = false;
+  private lastRecorded: { sha: string | null; status: string; drift: number; orphaned: string } | undefined;
   // The desired state last applied from git, per domain: tells drift from git changes (kept in memory).
   private readonly lastApplied = new Map<string, DomainModel>();
+  // Owned domains whose file is gone: still read every run, so they stay reported until deleted or back in git.
+  private orphaned = new Set<string>();
 
   constructor(private readonly options: ControllerOptions) {}
 
   /**
-   * Rebuilds the last-applied state after a restart from the last good commit the
-   * core recorded for this repository, so drift is still told from git changes.
+   * Rebuilds after a restart what the core recorded for this repository: the orphaned
+   * domains, and the last-applied state from the last good commit (sources with
+   * history), so drift is still told from git changes.
    */
   async restore(): Promise<void> {
     const { source, client, logger } = this.options;
-    if (!source.atCommit) return;
     try {
+      const { repos } = (await client.request('GET', '/api/v1/gitops/status')).data as { repos: { repo: string; last_good_commit: string | null; orphaned?: string[] }[] };
+      const recorded = repos.find((repo) => repo.repo === source.label);
+      this.orphaned = new Set(recorded?.orphaned ?? []);
+      const sha = recorded?.last_good_commit;
+      if (!sha || !source.atCommit) return;
       await source.fetch();
-      const { repos } = (await client.request('GET', '/api/v1/gitops/status')).data as { repos: { repo: string; last_good_commit: string | null }[] };
-      const sha = repos.find((repo) => repo.repo === source.label)?.last_good_commit;
-      if (!sha) return;
       const state = await source.atCommit(sha, (dir) => loadDesiredState(dir));
       if (!state || state.problems.length) return;
       for (const domain of state.domains) this.lastApplied.set(domain.spec.domain, desiredModel(domain.spec));
@@ -72,7 +89,7 @@ export class GitopsController {
   /** Starts the interval, the file watcher (working copies) and a first reconcile. */
   start(): void {
     this.timer = setInterval(() => this.trigger('interval'), this.options.intervalMs);
-    this.timer.unref();
+    if (!this.options.holdProcess) this.timer.unref();
     const dir = this.options.source.watchDir;
     if (dir) {
       this.watcher = watch(dir, { ignoreInitial: true, ignored: (file) => file.includes('/.git/') });
@@ -87,7 +104,7 @@ export class GitopsController {
 
   /** Asks for a reconcile; returns at once. */
   trigger(reason: Trigger): void {
-    if (this.queued) return;
+    if (this.queued || this.stopped) return;
     this.queued = true;
     void this.queue.add(() => {
       this.queued = false;
@@ -100,16 +117,20 @@ export class GitopsController {
     return (await this.queue.add(() => this.reconcile(reason)))!;
   }
 
+  /** Stops triggering, drops a reconcile still waiting to start and waits for the one in progress. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.debounce);
     await this.watcher?.close();
+    this.queue.clear();
+    this.queued = false;
     await this.queue.onIdle();
   }
 
   private async reconcile(trigger: Trigger): Promise<RunReport> {
     const { source, client, logger } = this.options;
-    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], error: null };
+    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], orphaned: [...this.orphaned], error: null };
     try {
       const snapshot = await source.fetch();
       report.commit_sha = snapshot.sha;
@@ -119,11 +140,13 @@ export class GitopsController {
         report.problems = sortProblems(state.problems).map(formatProblem);
         return report;
       }
-      const built = await buildPlan(client, state, this.lastApplied.keys());
+      const built = await buildPlan(client, state, [...this.lastApplied.keys(), ...this.orphaned]);
+      this.orphaned = new Set(built.plan.domains.filter((domain) => domain.action === 'orphaned').map((domain) => domain.domain));
+      report.orphaned = [...this.orphaned];
       const selfHeal = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy.self_heal]));
       const { plan, drift } = withoutDrift(built.plan, this.lastApplied, (apex) => selfHeal.get(apex) ?? false);
       const planned = { ...built, plan };
-      report.counts = { ...planned.plan.counts, drift: drift.length };
+      report.counts = { ...planned.plan.counts, drift: drift.length, orphaned: report.orphaned.length };
       report.drift = drift;
       if (planned.safety) {
         report.status = 'refused';
@@ -166,11 +189,11 @@ export class GitopsController {
 
   // Repeated identical no-change runs of the same commit are not recorded again.
   private async record(report: RunReport): Promise<void> {
-    const same = this.lastRecorded?.sha === report.commit_sha && this.lastRecorded?.status === report.status && this.lastRecorded?.drift === report.drift.length && report.status === 'no_changes';
-    if (same) return;
+    const seen = { sha: report.commit_sha, status: report.status, drift: report.drift.length, orphaned: report.orphaned.join(' ') };
+    if (report.status === 'no_changes' && isDeepStrictEqual(seen, this.lastRecorded)) return;
     try {
       await this.options.client.request('POST', '/api/v1/gitops/runs', report);
-      this.lastRecorded = { sha: report.commit_sha, status: report.status, drift: report.drift.length };
+      this.lastRecorded = seen;
     } catch (error) {
       this.options.logger.warn({ err: (error as Error).message }, 'could not record the gitops run');
     }

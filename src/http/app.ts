@@ -142,9 +142,19 @@ async function respond(route: Route, validate: ValidateFunction | undefined, req
   writeResult(res, route.status ?? 200, result);
 }
 
+// Signature checks (webhooks) need the exact bytes that were sent, as express.json keeps them for JSON.
+const keepRawBody = (req: Request, _res: unknown, buffer: Buffer) => {
+  (req as Request & { rawBody?: Buffer }).rawBody = buffer;
+};
+
+// A rawBody route reads bodies of any content type as bytes; JSON bodies were already read (and kept) by express.json.
+function bodyReaders(route: Route, deps: AppDeps): RequestHandler[] {
+  return route.rawBody ? [express.raw({ type: () => true, limit: deps.config.apiMaxBodyBytes, verify: keepRawBody })] : [];
+}
+
 function mount(app: express.Express, route: Route, deps: AppDeps): void {
   const validate = route.body ? validatorFor(deps.ajv, route.body) : undefined;
-  app[route.method](route.path, async (req, res) => {
+  app[route.method](route.path, ...bodyReaders(route, deps), async (req, res) => {
     const actor = await authenticate(route, credentialsOf(req), deps);
     try {
       await respond(route, validate, req, res, actor, deps);

@@ -45,6 +45,11 @@ export type Route = {
    * by the handler (storableProblem) instead of refusing the whole request.
    */
   itemsCheckedOneByOne?: string;
+  /**
+   * Keep the exact body bytes (context.rawBody) whatever the content type, up to the
+   * body limit, for signatures over what was sent (push webhooks). Only JSON is parsed.
+   */
+  rawBody?: boolean;
   status?: number;
   /** Audited routes run in one transaction with their audit event. */
   audit?: AuditSpec;

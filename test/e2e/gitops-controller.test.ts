@@ -36,8 +36,14 @@ describe('GitOps controller in the core', function () {
     const target = path.join(dir, 'work', file);
     await writeFile(target, change(await readFile(target, 'utf8')));
   };
-  const hook = async (body = '{"ref":"refs/heads/main"}', signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`) =>
-    fetch(`${core.url}/api/v1/gitops/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+  const sign = (body: string) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+  const hook = async (body = '{"ref":"refs/heads/main"}', signature = sign(body), contentType = 'application/json') =>
+    fetch(`${core.url}/api/v1/gitops/webhook`, { method: 'POST', headers: { 'content-type': contentType, 'x-hub-signature-256': signature }, body });
+  // GitHub's default delivery: the JSON event url-encoded in the `payload` field of a form.
+  const formHook = (event: object) => {
+    const body = new URLSearchParams({ payload: JSON.stringify(event) }).toString();
+    return hook(body, sign(body), 'application/x-www-form-urlencoded');
+  };
   const runFor = (sha: string) => eventually(`a run of ${sha.slice(0, 8)}`, async () => (await core.get('/api/v1/gitops/runs')).data.find((run: Json) => run.commit_sha === sha));
   const domainByApex = async (apex: string) => (await core.get('/api/v1/domains?limit=500')).data.find((domain: Json) => domain.domain === apex);
 
@@ -155,6 +161,64 @@ describe('GitOps controller in the core', function () {
     await hook();
     expect((await runFor(deleting)).status).to.equal('applied');
     expect(await domainByApex('status.example')).to.equal(undefined);
+  });
+
+  it('reports a domain whose file was removed as orphaned in the run and in the status, also after a restart', async () => {
+    const sha = await commit('remove api.example, keep removed domains', async () => {
+      await rm(path.join(dir, 'work/domains/api.example.yaml'));
+      await edit('cdn-gitops.yaml', (text) => text.replace('delete_removed_domains: true', 'delete_removed_domains: false'));
+    });
+    await hook();
+    const run = await runFor(sha);
+    expect(run.orphaned).to.deep.equal(['api.example']);
+    expect(run.counts.orphaned).to.equal(1);
+    expect((await core.get('/api/v1/gitops/status')).data.repos[0].orphaned).to.deep.equal(['api.example']);
+    const restarted = new GitopsController({
+      source: sourceFor(`file://${path.join(dir, 'remote.git')}`, 'main', '.', path.join(dir, 'data-orphans')),
+      client: new ApiClient(core.url),
+      intervalMs: 3600000,
+      logger: pino({ level: 'silent' }),
+    });
+    await restarted.restore();
+    const report = await restarted.reconcileNow('manual');
+    await restarted.stop();
+    expect(report.orphaned).to.deep.equal(['api.example']);
+    expect(await domainByApex('api.example')).to.not.equal(undefined);
+  });
+
+  it('wakes the controller from a form-encoded push hook signed over its raw bytes', async () => {
+    const sha = await commit('txt record for the form hook', async () =>
+      edit('domains/blog.example.yaml', (text) => text.replace('records:\n', 'records:\n  - { type: TXT, name: form-hook, content: delivered as a form }\n')),
+    );
+    const answer = await formHook({ ref: 'refs/heads/main', after: sha });
+    expect(answer.status).to.equal(202);
+    expect((await answer.json()).data).to.deep.equal({ triggered: true, ref: 'refs/heads/main' });
+    expect(await runFor(sha)).to.include({ status: 'applied', trigger: 'webhook' });
+    const records = (await core.get(`/api/v1/domains/${(await domainByApex('blog.example')).id}/dns/records`)).data;
+    expect(records.map((record: Json) => record.name)).to.include('form-hook');
+  });
+
+  it('acknowledges a push to another branch without reconciling', async () => {
+    const answer = await hook('{"ref":"refs/heads/feature"}');
+    expect(answer.status).to.equal(202);
+    expect((await answer.json()).data).to.deep.equal({ triggered: false, ref: 'refs/heads/feature' });
+  });
+
+  it('refuses a form-encoded push hook whose signature does not match its bytes with 401', async () => {
+    const body = new URLSearchParams({ payload: '{"ref":"refs/heads/main"}' }).toString();
+    expect((await hook(body, sign(`${body}&x=1`), 'application/x-www-form-urlencoded')).status).to.equal(401);
+  });
+
+  it('refuses a signed push hook of another content type with 415', async () => {
+    const answer = await hook('ref=refs/heads/main', sign('ref=refs/heads/main'), 'text/plain');
+    expect(answer.status).to.equal(415);
+    expect((await answer.json()).error).to.equal('unsupported webhook content type');
+  });
+
+  it('refuses a signed form push hook without a payload field with 422', async () => {
+    const answer = await hook('ref=refs%2Fheads%2Fmain', sign('ref=refs%2Fheads%2Fmain'), 'application/x-www-form-urlencoded');
+    expect(answer.status).to.equal(422);
+    expect((await answer.json()).field).to.equal('payload');
   });
 
   it('refuses push hooks without a valid signature', async () => {

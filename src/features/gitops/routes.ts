@@ -2,7 +2,7 @@ import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
 import { Reply, type Route } from '../../http/route.js';
 import { gitopsStatus, listRuns, recordRun } from './service.js';
-import { verifyWebhook } from './webhook.js';
+import { pushConcernsBranch, readPushPayload, verifyWebhook } from './webhook.js';
 
 /** Controller run reports, status, and the push webhook that wakes the in-core controller. */
 export function gitopsRoutes(deps: AppDeps): Route[] {
@@ -21,11 +21,13 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       method: 'post',
       path: '/api/v1/gitops/webhook',
       auth: 'public',
+      rawBody: true,
       handler: async ({ headers, rawBody }) => {
         verifyWebhook(deps.config.gitopsWebhookSecret, headers, rawBody);
-        const controller = deps.gitops?.controller;
+        const push = readPushPayload(headers['content-type'], rawBody);
+        const controller = pushConcernsBranch(push, deps.config.gitopsBranch) ? deps.gitops?.controller : undefined;
         controller?.trigger('webhook');
-        return new Reply(202, { data: { triggered: Boolean(controller) } });
+        return new Reply(202, { data: { triggered: Boolean(controller), ref: push.ref } });
       },
     },
   ];

@@ -14,6 +14,7 @@ export type RunReport = {
   domains?: unknown[];
   problems?: unknown[];
   drift?: unknown[];
+  orphaned?: string[];
   error?: string | null;
 };
 
@@ -36,6 +37,7 @@ export async function recordRun(db: Db, report: RunReport) {
       domains: (report.domains ?? []) as object,
       problems: (report.problems ?? []) as object,
       drift: (report.drift ?? []) as object,
+      orphaned: report.orphaned ?? [],
     },
   });
   return serializeRun(row);
@@ -53,7 +55,8 @@ const HEALTHY = new Set(['applied', 'no_changes']);
  * Per repository: the latest run, the commit last applied without errors (still
  * in force when later commits are rejected), and a state: ok, drifted (git-owned
  * items were changed through the API and left so), rejected (the newest commit
- * does not validate), failed/partial (apply errors) or refused (safety gate).
+ * does not validate), failed/partial (apply errors) or refused (safety gate);
+ * and the domains it owned whose file is gone, left in place (orphaned).
  */
 export async function gitopsStatus(db: Db) {
   const repos = await db.gitopsRun.groupBy({ by: ['repo'], _max: { id: true } });
@@ -68,6 +71,7 @@ export async function gitopsStatus(db: Db) {
       last_run: serializeRun(latest),
       last_good_commit: good?.commit_sha ?? null,
       last_good_at: unixSeconds(good?.finished_at ?? null),
+      orphaned: latest.orphaned as string[],
     });
   }
   return { repos: status };
