@@ -75,13 +75,24 @@ describe('rule matcher', () => {
   describe('write-time checks', () => {
     it('rejects an invalid regex naming the field', () => {
       expect(matchProblems({ paths: [{ kind: 'exact', value: '/' }, { kind: 'regex', value: '(unclosed' }] })).to.deep.equal([
-        { field: 'match.paths.1.value', detail: 'invalid regular expression: Invalid regular expression: /(unclosed/: Unterminated group' },
+        { field: 'match.paths.1.value', detail: 'invalid regular expression (RE2 syntax): missing closing ): `(unclosed`' },
       ]);
     });
-    it('rejects a catastrophic-backtracking regex', () => {
-      const [problem] = matchProblems({ headers: [{ name: 'user-agent', pattern: { kind: 'regex', value: '(a+)+$' } }] });
-      expect(problem.field).to.equal('match.headers.0.pattern.value');
-      expect(problem.detail).to.match(/catastrophic backtracking/);
+    it('rejects backreferences and lookaround, which RE2 cannot run, saying why', () => {
+      for (const value of ['^(a+)\\1$', '(?<word>\\w+)-\\k<word>', 'foo(?=bar)', 'foo(?!bar)', '(?<=/)admin', '(?<!x)y']) {
+        const [problem] = matchProblems({ headers: [{ name: 'user-agent', pattern: { kind: 'regex', value } }] });
+        expect(problem?.field, value).to.equal('match.headers.0.pattern.value');
+        expect(problem.detail).to.match(/backreferences .* lookaround .* RE2, which matches in linear time/);
+      }
+    });
+    it('compiles a stored regex RE2 refuses (saved before the check) as one that never matches', () => {
+      expect(matches({ paths: [{ kind: 'regex', value: '^/(a)\\1$' }] }, { path: '/aa' })).to.equal(false);
+      expect(matches({ paths: [{ kind: 'regex', value: '^/(a)\\1$' }, { kind: 'prefix', value: '/a' }] }, { path: '/aa' })).to.equal(true);
+    });
+    it('accepts the classic catastrophic-backtracking regexes: RE2 runs them in linear time', () => {
+      for (const value of ['(\\w|\\d)+$', '(a|aa)+$', '^(a|a)*$', '(.|a)*!x', '(\\d|\\d\\d)+x', '^(a+)+$']) {
+        expect(matchProblems({ paths: [{ kind: 'regex', value }] }), value).to.deep.equal([]);
+      }
     });
     it('rejects over-long patterns, unknown countries and bad CIDRs', () => {
       const problems = matchProblems({ hosts: [{ kind: 'exact', value: 'a'.repeat(513) }], countries: ['XX'], ips: ['300.1.1.1/8'] });

@@ -1,0 +1,57 @@
+import { RE2JS } from 're2js';
+
+// Regex patterns run on RE2 (the re2js port): matching time grows linearly with
+// the input whatever the pattern, so no rule can stall the edge or the core's
+// rule tester. The price is RE2's syntax: no backreferences, no lookaround.
+
+/**
+ * The longest value (in UTF-16 code units) a regex pattern is run on; a longer
+ * value never matches a regex pattern. Linear time still grows with the input,
+ * and Node's HTTP server refuses requests whose headers (request line included)
+ * exceed 16 KiB by default, so an edge never sees a longer path or header value.
+ */
+export const MAX_REGEX_INPUT = 16_384;
+
+/** A compiled regex pattern: `test` searches (unanchored, like RegExp#test); `groups` returns the capture groups of the first match. */
+export type LinearRegex = { test: (value: string) => boolean; groups: (value: string) => string[] | undefined };
+
+// Syntax JavaScript accepts and RE2 refuses: backreferences and lookaround.
+const BACKTRACKING_ONLY = /\\[1-9]|\\k<|\(\?<?[=!]/;
+
+const NEVER: LinearRegex = { test: () => false, groups: () => undefined };
+
+/**
+ * Compiles a regex pattern for RE2. Writes refuse what RE2 cannot run (see
+ * linearRegexProblem); a pattern stored before that check which RE2 refuses
+ * never matches, so one old rule cannot stop a whole rule set from compiling.
+ */
+export function compileLinearRegex(source: string, caseSensitive: boolean): LinearRegex {
+  let regex: RE2JS;
+  try {
+    regex = RE2JS.compile(source, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
+  } catch {
+    return NEVER;
+  }
+  return {
+    test: (value) => value.length <= MAX_REGEX_INPUT && regex.test(value),
+    groups: (value) => {
+      if (value.length > MAX_REGEX_INPUT) return undefined;
+      const found = regex.exec(value);
+      return found ? found.slice(1).map((group: string | undefined) => group ?? '') : undefined;
+    },
+  };
+}
+
+/** Why RE2 cannot run `source`, or undefined when it can. */
+export function linearRegexProblem(source: string): string | undefined {
+  try {
+    RE2JS.compile(source);
+    return undefined;
+  } catch (error) {
+    const reason = (error as Error).message.replace(/^error parsing regexp: /, '');
+    if (BACKTRACKING_ONLY.test(source)) {
+      return `regular expression not supported: backreferences (\\1, \\k<name>) and lookaround ((?=, (?!, (?<=, (?<!) need a backtracking engine, and patterns run on RE2, which matches in linear time (${reason})`;
+    }
+    return `invalid regular expression (RE2 syntax): ${reason}`;
+  }
+}
