@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { compileMatch } from '../../../src/shared/rules/compile.js';
+import { anchoredLiteralPrefix } from '../../../src/shared/rules/linear-regex.js';
 import { matchProblems } from '../../../src/shared/rules/match-problems.js';
 import { compileRuleSet, firstMatch, prepareRequest } from '../../../src/shared/rules/rule-set.js';
 import type { Match, RequestFacts } from '../../../src/shared/rules/types.js';
@@ -70,6 +71,28 @@ describe('rule matcher', () => {
     ]);
     expect(firstMatch(set, prepareRequest(request({ path: '/api/x' })))?.rule.id).to.equal('b');
     expect(firstMatch(set, prepareRequest(request({ path: '/web' })))?.rule.id).to.equal('c');
+  });
+
+  it('turns requests away on the literal start of an anchored regex only when every match has it', () => {
+    const cases: [string, string][] = [
+      ['^/api/v(\\d+)$', '/api/v'],
+      ['^/a\\.b\\/c', '/a.b/c'],
+      ['^/ab+', '/a'],
+      ['^/ab*c', '/a'],
+      ['^/ab?', '/a'],
+      ['^/ab{2}', '/a'],
+      ['^/a\\.+', '/a'],
+      ['^/ab\\d', '/ab'],
+      ['^/a|^/b', ''],
+      ['^/(a|b)', ''],
+      ['/api', ''],
+      ['(?i)^/api', ''],
+      ['^/caf\u00e9*', '/caf'],
+      ['^/x\u{1F600}+', '/x'],
+    ];
+    for (const [source, prefix] of cases) expect(anchoredLiteralPrefix(source), source).to.equal(prefix);
+    expect(matches({ paths: [{ kind: 'regex', value: '^/ab*c' }] }, { path: '/ac' })).to.equal(true);
+    expect(matches({ paths: [{ kind: 'regex', value: '^/api/v(\\d+)$' }] }, { path: '/apx/v1' })).to.equal(false);
   });
 
   describe('write-time checks', () => {
