@@ -50,6 +50,18 @@ export function anchoredLiteralPrefix(source: string): string {
   return prefix;
 }
 
+/**
+ * The prefix a case-insensitive test can check in the lower-cased value it is given: the literal
+ * start lower-cased, cut before its first `s`, since RE2 folds the long s (U+017F) to `s` and
+ * toLowerCase leaves it alone (the Kelvin sign, the other non-ASCII fold of an ASCII letter,
+ * lower-cases to `k`).
+ */
+function foldedPrefix(source: string): string {
+  const prefix = anchoredLiteralPrefix(source).toLowerCase();
+  const longS = prefix.indexOf('s');
+  return longS === -1 ? prefix : prefix.slice(0, longS);
+}
+
 const NEVER: LinearRegex = { test: () => false, groups: () => undefined };
 
 /**
@@ -64,7 +76,8 @@ export function compileLinearRegex(source: string, caseSensitive: boolean): Line
   } catch {
     return NEVER;
   }
-  const prefix = caseSensitive ? anchoredLiteralPrefix(source) : '';
+  // A case-insensitive test is given the value lower-cased (see compilePattern).
+  const prefix = caseSensitive ? anchoredLiteralPrefix(source) : foldedPrefix(source);
   return {
     test: (value) => value.length <= MAX_REGEX_INPUT && value.startsWith(prefix) && regex.test(value),
     groups: (value) => {

@@ -93,6 +93,10 @@ describe('rule matcher', () => {
     for (const [source, prefix] of cases) expect(anchoredLiteralPrefix(source), source).to.equal(prefix);
     expect(matches({ paths: [{ kind: 'regex', value: '^/ab*c' }] }, { path: '/ac' })).to.equal(true);
     expect(matches({ paths: [{ kind: 'regex', value: '^/api/v(\\d+)$' }] }, { path: '/apx/v1' })).to.equal(false);
+    // Case-insensitive: RE2's Unicode folding, through the lower-cased value the matcher passes.
+    expect(matches({ paths: [{ kind: 'regex', value: '^/API/(\\d+)$', case_sensitive: false }] }, { path: '/api/7' })).to.equal(true);
+    expect(matches({ paths: [{ kind: 'regex', value: '^/Ks$', case_sensitive: false }] }, { path: '/\u212a\u017f' })).to.equal(true);
+    expect(matches({ headers: [{ name: 'X-A', pattern: { kind: 'regex', value: '^Session-' } }] }, { headers: { 'x-a': 'SESSION-1' } })).to.equal(true);
   });
 
   describe('write-time checks', () => {
