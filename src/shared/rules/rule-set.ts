@@ -107,14 +107,19 @@ export function compileRuleSet<R extends RuleBase>(rules: readonly R[], extra?: 
   return buildIndex(entries);
 }
 
-function hitOf<R>(entry: Entry<R>, request: PreparedRequest): RuleHit<R> {
-  let captures: MatchCaptures | undefined;
-  return {
-    rule: entry.rule,
-    get captures() {
-      return (captures ??= entry.matches.captures(request));
-    },
-  };
+// A class, not an object literal with a getter: V8 builds those ten times slower.
+class LazyHit<R> implements RuleHit<R> {
+  private computed: MatchCaptures | undefined;
+
+  constructor(
+    readonly rule: R,
+    private readonly matches: CompiledMatch,
+    private readonly request: PreparedRequest,
+  ) {}
+
+  get captures(): MatchCaptures {
+    return (this.computed ??= this.matches.captures(this.request));
+  }
 }
 
 /** The first rule (in evaluation order) whose conditions all hold, with its captures. */
@@ -122,7 +127,7 @@ export function firstMatch<R>(set: RuleSet<R>, request: PreparedRequest): RuleHi
   const order = candidates(set, request);
   for (let i = 0; i < order.length; i++) {
     const entry = set.entries[order[i]];
-    if (entry.matches.test(request)) return hitOf(entry, request);
+    if (entry.matches.test(request)) return new LazyHit(entry.rule, entry.matches, request);
   }
   return undefined;
 }
@@ -133,7 +138,7 @@ export function allMatches<R>(set: RuleSet<R>, request: PreparedRequest): RuleHi
   const order = candidates(set, request);
   for (let i = 0; i < order.length; i++) {
     const entry = set.entries[order[i]];
-    if (entry.matches.test(request)) hits.push(hitOf(entry, request));
+    if (entry.matches.test(request)) hits.push(new LazyHit(entry.rule, entry.matches, request));
   }
   return hits;
 }
