@@ -6,6 +6,7 @@
 /** A glob split at its stars: `head*middle[0]*…*tail`. `stars` is 0 for a glob without `*`. */
 export type Glob = { head: string; middle: readonly string[]; tail: string; stars: number };
 
+/** The glob's literal pieces, ready to match any number of values. */
 export function parseGlob(glob: string): Glob {
   const pieces = glob.split('*');
   if (pieces.length === 1) return { head: glob, middle: [], tail: '', stars: 0 };
