@@ -43,13 +43,13 @@ export function buildGitopsSchemas(api: Record<string, Schema>): Record<string, 
     const { body, defs: nested } = definition(api, id);
     Object.assign(defs, nested, { [id]: body });
   };
-  for (const id of ['rule-match', ...Object.values(RULE_SCHEMA_IDS), 'dns-record-create', 'origin-request', 'cache-settings', 'routing-settings', 'ssl-settings-create']) use(id);
+  for (const id of ['no-control-characters', 'rule-match', ...Object.values(RULE_SCHEMA_IDS), 'dns-record-create', 'origin-request', 'cache-settings', 'routing-settings', 'ssl-settings-create']) use(id);
 
   defs.record = defs['dns-record-create'];
   defs.origin = { ...defs['origin-request'], required: ['host'] };
   delete defs['dns-record-create'];
   delete defs['origin-request'];
-  const geoRoute = clone(api['geo-routes-put'].properties.routes.items);
+  const geoRoute = localise(clone(api['geo-routes-put'].properties.routes.items), 'geo-routes-put');
   defs['geo-route-set'] = {
     type: 'object',
     additionalProperties: false,
@@ -63,9 +63,9 @@ export function buildGitopsSchemas(api: Record<string, Schema>): Record<string, 
     ...routing,
     properties: { ...routing.properties, anycast_ipv4: { type: 'array', items: { type: 'string' } }, anycast_ipv6: { type: 'array', items: { type: 'string' } } },
   };
-  defs.secret = { type: 'string', description: 'A literal, or ${ENV_VAR} to read it from the environment of the reconciler (never printed).' };
+  defs.secret = { $ref: '#/$defs/no-control-characters', type: 'string', description: 'A literal, or ${ENV_VAR} to read it from the environment of the reconciler (never printed).' };
 
-  const domainCreate = api['domain-create'].properties;
+  const domainCreate = localise(clone(api['domain-create'].properties), 'domain-create');
   const domain: Schema = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${ID_BASE}domain.schema.json`,

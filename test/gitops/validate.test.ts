@@ -99,13 +99,23 @@ describe('desired-state validation', () => {
     ]);
   });
 
-  it('reports a catastrophic regex and a duplicate rule name inside the rule', async () => {
+  it('reports a regex RE2 cannot run and a duplicate rule name inside the rule', async () => {
     const problems = await problemsOf(
-      domainFile('a.example', 'redirects:\n  - name: r\n    target: /x\n    match: {paths: [{kind: regex, value: "(a+)+$"}]}\n  - {name: r, target: /y}\n'),
+      domainFile('a.example', 'redirects:\n  - name: r\n    target: /x\n    match: {paths: [{kind: regex, value: "(a+)\\\\1$"}]}\n  - {name: r, target: /y}\n'),
     );
     expect(problems).to.have.length(2);
-    expect(problems[0]).to.match(/^domains\/a\.example\.yaml:5:42: regular expression rejected/);
+    expect(problems[0]).to.match(/^domains\/a\.example\.yaml:5:42: regular expression not supported: backreferences/);
     expect(problems[1]).to.equal('domains/a.example.yaml:6:12: redirects[0] already has the name "r"');
+  });
+
+  it('refuses control characters in values that become headers, URLs or hostnames', async () => {
+    const problems = await problemsOf(
+      domainFile('a.example', 'headers:\n  - {name: h, header_name: X-A, value: "a\\r\\nSet-Cookie: x=1"}\norigins:\n  - {host: "o.example.net\\n"}\n'),
+    );
+    expect(problems).to.have.length(2);
+    const [header, origin] = [...problems].sort();
+    expect(header).to.match(/^domains\/a\.example\.yaml:3:\d+: headers\.0\.value must not contain control characters \(CR, LF, NUL/);
+    expect(origin).to.match(/^domains\/a\.example\.yaml:5:\d+: origins\.0\.host must not contain control characters/);
   });
 
   it('requires the file name to match the apex', async () => {

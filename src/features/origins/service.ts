@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { isIP } from 'node:net';
+import { CONTROL_CHARACTERS_DETAIL, hasControlCharacter } from '../../shared/control-characters.js';
 import { normalizeHostname } from '../../shared/hostnames.js';
 import { assertDomainExists } from '../domains/service.js';
 import { probeOrigin } from './probe.js';
@@ -24,6 +25,7 @@ export function serializeOrigin(row: OriginRow) {
 }
 
 function normalizeOriginHost(host: string, field: string): string {
+  if (hasControlCharacter(host)) throw new ValidationError(field, `${field} ${CONTROL_CHARACTERS_DETAIL}`);
   const trimmed = host.trim().replace(/^\[(.*)\]$/, '$1');
   if (isIP(trimmed)) return trimmed.toLowerCase();
   const name = normalizeHostname(trimmed);

@@ -1,6 +1,6 @@
 import { compileIpSet, parseIp, type ParsedIp } from './ip-set.js';
 import { networkKey, pathExtension, pathHead } from './rule-index.js';
-import { captureRegex, compilePattern, isCaseSensitive, type PatternTest } from './patterns.js';
+import { compileCaptures, compilePattern, isCaseSensitive, type PatternTest } from './patterns.js';
 import type { Match, MatchCaptures, NamedCondition, Pattern, RequestFacts } from './types.js';
 
 /** A request prepared once for every rule it meets: lower-cased host and path, lazily parsed address. */
@@ -113,14 +113,14 @@ function pathCheck(patterns: Pattern[]): Check {
 // Captures come from the first path pattern that matches, else the first host pattern.
 function capturesOf(match: Match): (request: PreparedRequest) => MatchCaptures {
   const candidates = [
-    ...(match.paths ?? []).map((pattern) => ({ regex: captureRegex(pattern, isCaseSensitive(pattern, true)), read: (request: PreparedRequest) => request.facts.path })),
-    ...(match.hosts ?? []).map((pattern) => ({ regex: captureRegex(pattern, false), read: (request: PreparedRequest) => request.host })),
+    ...(match.paths ?? []).map((pattern) => ({ groups: compileCaptures(pattern, isCaseSensitive(pattern, true)), read: (request: PreparedRequest) => request.facts.path })),
+    ...(match.hosts ?? []).map((pattern) => ({ groups: compileCaptures(pattern, false), read: (request: PreparedRequest) => request.host })),
   ];
-  if (!candidates.some((candidate) => candidate.regex)) return () => EMPTY;
+  if (!candidates.some((candidate) => candidate.groups)) return () => EMPTY;
   return (request) => {
     for (const candidate of candidates) {
-      const found = candidate.regex?.exec(candidate.read(request));
-      if (found) return found.slice(1).map((group) => group ?? '');
+      const found = candidate.groups?.(candidate.read(request));
+      if (found) return found;
     }
     return EMPTY;
   };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { compileMatch } from '../../../src/shared/rules/compile.js';
+import { anchoredLiteralPrefix } from '../../../src/shared/rules/linear-regex.js';
 import { matchProblems } from '../../../src/shared/rules/match-problems.js';
 import { compileRuleSet, firstMatch, prepareRequest } from '../../../src/shared/rules/rule-set.js';
 import type { Match, RequestFacts } from '../../../src/shared/rules/types.js';
@@ -72,16 +73,53 @@ describe('rule matcher', () => {
     expect(firstMatch(set, prepareRequest(request({ path: '/web' })))?.rule.id).to.equal('c');
   });
 
+  it('turns requests away on the literal start of an anchored regex only when every match has it', () => {
+    const cases: [string, string][] = [
+      ['^/api/v(\\d+)$', '/api/v'],
+      ['^/a\\.b\\/c', '/a.b/c'],
+      ['^/ab+', '/a'],
+      ['^/ab*c', '/a'],
+      ['^/ab?', '/a'],
+      ['^/ab{2}', '/a'],
+      ['^/a\\.+', '/a'],
+      ['^/ab\\d', '/ab'],
+      ['^/a|^/b', ''],
+      ['^/(a|b)', ''],
+      ['/api', ''],
+      ['(?i)^/api', ''],
+      ['^/caf\u00e9*', '/caf'],
+      ['^/x\u{1F600}+', '/x'],
+    ];
+    for (const [source, prefix] of cases) expect(anchoredLiteralPrefix(source), source).to.equal(prefix);
+    expect(matches({ paths: [{ kind: 'regex', value: '^/ab*c' }] }, { path: '/ac' })).to.equal(true);
+    expect(matches({ paths: [{ kind: 'regex', value: '^/api/v(\\d+)$' }] }, { path: '/apx/v1' })).to.equal(false);
+    // Case-insensitive: RE2's Unicode folding, through the lower-cased value the matcher passes.
+    expect(matches({ paths: [{ kind: 'regex', value: '^/API/(\\d+)$', case_sensitive: false }] }, { path: '/api/7' })).to.equal(true);
+    expect(matches({ paths: [{ kind: 'regex', value: '^/Ks$', case_sensitive: false }] }, { path: '/\u212a\u017f' })).to.equal(true);
+    expect(matches({ headers: [{ name: 'X-A', pattern: { kind: 'regex', value: '^Session-' } }] }, { headers: { 'x-a': 'SESSION-1' } })).to.equal(true);
+  });
+
   describe('write-time checks', () => {
     it('rejects an invalid regex naming the field', () => {
       expect(matchProblems({ paths: [{ kind: 'exact', value: '/' }, { kind: 'regex', value: '(unclosed' }] })).to.deep.equal([
-        { field: 'match.paths.1.value', detail: 'invalid regular expression: Invalid regular expression: /(unclosed/: Unterminated group' },
+        { field: 'match.paths.1.value', detail: 'invalid regular expression (RE2 syntax): missing closing ): `(unclosed`' },
       ]);
     });
-    it('rejects a catastrophic-backtracking regex', () => {
-      const [problem] = matchProblems({ headers: [{ name: 'user-agent', pattern: { kind: 'regex', value: '(a+)+$' } }] });
-      expect(problem.field).to.equal('match.headers.0.pattern.value');
-      expect(problem.detail).to.match(/catastrophic backtracking/);
+    it('rejects backreferences and lookaround, which RE2 cannot run, saying why', () => {
+      for (const value of ['^(a+)\\1$', '(?<word>\\w+)-\\k<word>', 'foo(?=bar)', 'foo(?!bar)', '(?<=/)admin', '(?<!x)y']) {
+        const [problem] = matchProblems({ headers: [{ name: 'user-agent', pattern: { kind: 'regex', value } }] });
+        expect(problem?.field, value).to.equal('match.headers.0.pattern.value');
+        expect(problem.detail).to.match(/backreferences .* lookaround .* RE2, which matches in linear time/);
+      }
+    });
+    it('compiles a stored regex RE2 refuses (saved before the check) as one that never matches', () => {
+      expect(matches({ paths: [{ kind: 'regex', value: '^/(a)\\1$' }] }, { path: '/aa' })).to.equal(false);
+      expect(matches({ paths: [{ kind: 'regex', value: '^/(a)\\1$' }, { kind: 'prefix', value: '/a' }] }, { path: '/aa' })).to.equal(true);
+    });
+    it('accepts the classic catastrophic-backtracking regexes: RE2 runs them in linear time', () => {
+      for (const value of ['(\\w|\\d)+$', '(a|aa)+$', '^(a|a)*$', '(.|a)*!x', '(\\d|\\d\\d)+x', '^(a+)+$']) {
+        expect(matchProblems({ paths: [{ kind: 'regex', value }] }), value).to.deep.equal([]);
+      }
     });
     it('rejects over-long patterns, unknown countries and bad CIDRs', () => {
       const problems = matchProblems({ hosts: [{ kind: 'exact', value: 'a'.repeat(513) }], countries: ['XX'], ips: ['300.1.1.1/8'] });

@@ -1,0 +1,24 @@
+// Text that can end up in an HTTP header (a header value, a Location, a Host), a URL
+// or a hostname must stay on one line: a CR or LF there splits a response at the
+// edge (header injection), a NUL is refused by PostgreSQL, and the other controls,
+// DEL, the C1 range and the Unicode line and paragraph separators are never legitimate
+// there and are read as line breaks by some parsers. Such values are refused, never cleaned.
+
+/** The JSON Schema pattern of schemas/api/no-control-characters.json (a test keeps the two equal). */
+export const NO_CONTROL_CHARACTERS_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$';
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** What a refusal says after the field name. */
+export const CONTROL_CHARACTERS_DETAIL = 'must not contain control characters (CR, LF, NUL, TAB and the other C0 controls, DEL, C1 controls, U+2028, U+2029)';
+
+/** True when `text` holds a character refused by NO_CONTROL_CHARACTERS_PATTERN. */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL_CHARACTER.test(text);
+}
+
+/** `text` with each control character percent-encoded (as UTF-8), for request-derived text put into a URL. */
+export function encodeControlCharacters(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (char) => encodeURIComponent(char));
+}
