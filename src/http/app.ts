@@ -11,7 +11,7 @@ import { markConfigDirty } from '../publish/dirty.js';
 import type { ActiveVersion } from '../publish/active-version.js';
 import { verifyEdgeRequest } from '../features/edges/edge-auth.js';
 import { assertAllowed, resolveActor } from './auth.js';
-import { edgeBodies } from './edge-body.js';
+import { edgeBodyReader } from './edge-body.js';
 import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
 import type { Route, RouteContext } from './route.js';
@@ -142,19 +142,23 @@ async function respond(route: Route, validate: ValidateFunction | undefined, req
   writeResult(res, route.status ?? 200, result);
 }
 
-// Signature checks (webhooks) need the exact bytes that were sent, as express.json keeps them for JSON.
+// Signature checks (webhooks) need the exact bytes that were sent.
 const keepRawBody = (req: Request, _res: unknown, buffer: Buffer) => {
   (req as Request & { rawBody?: Buffer }).rawBody = buffer;
 };
 
-// A rawBody route reads bodies of any content type as bytes; JSON bodies were already read (and kept) by express.json.
-function bodyReaders(route: Route, deps: AppDeps): RequestHandler[] {
-  return route.rawBody ? [express.raw({ type: () => true, limit: deps.config.apiMaxBodyBytes, verify: keepRawBody })] : [];
+// Each route reads its body one way, whatever spelling of its path matched: signed edge routes
+// keep the wire bytes (edge-body.ts), a rawBody route reads any content type as bytes, the rest parse JSON.
+function bodyReader(route: Route, deps: AppDeps): RequestHandler {
+  const limit = deps.config.apiMaxBodyBytes;
+  if (route.auth === 'edge') return edgeBodyReader(route, limit);
+  if (route.rawBody) return express.raw({ type: () => true, limit, verify: keepRawBody });
+  return express.json({ limit, type: ['application/json', 'application/*+json'], verify: keepRawBody });
 }
 
 function mount(app: express.Express, route: Route, deps: AppDeps): void {
   const validate = route.body ? validatorFor(deps.ajv, route.body) : undefined;
-  app[route.method](route.path, ...bodyReaders(route, deps), async (req, res) => {
+  app[route.method](route.path, bodyReader(route, deps), async (req, res) => {
     const actor = await authenticate(route, credentialsOf(req), deps);
     try {
       await respond(route, validate, req, res, actor, deps);
@@ -165,7 +169,7 @@ function mount(app: express.Express, route: Route, deps: AppDeps): void {
   });
 }
 
-/** Builds the express app: request ids, the edge routes' wire bodies, JSON parsing with the body limit, every route, then the 404 and error funnel. */
+/** Builds the express app: request ids, every route with its body reader (bounded by the body limit), then the 404 and error funnel. */
 export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -173,17 +177,6 @@ export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', trustedProxies(deps.config.apiTrustedProxies));
   app.use(requestContext(deps.logger));
-  app.use(edgeBodies(routes, deps.config.apiMaxBodyBytes));
-  app.use(
-    express.json({
-      limit: deps.config.apiMaxBodyBytes,
-      type: ['application/json', 'application/*+json'],
-      // Kept for signature checks (webhooks sign the exact bytes).
-      verify: (req, _res, buffer) => {
-        (req as Request & { rawBody?: Buffer }).rawBody = buffer;
-      },
-    }),
-  );
   for (const route of routes) mount(app, route, deps);
   app.use(unknownRoute);
   app.use(errorHandler);

@@ -2,13 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, type ZlibOptions } from 'node:zlib';
 import type { RequestHandler } from 'express';
-import { BadRequestError, HttpError } from './errors.js';
+import { BadRequestError, bodyTooLarge, unreadableBody, unsupportedBodyEncoding } from './errors.js';
 import type { Route } from './route.js';
 
 // Signed edge requests hash the body bytes exactly as they travel (compressed when
 // the edge compresses, whatever the content type), so an edge in any language signs
 // what it sends. express.json only shows the decompressed JSON, so edge routes read
-// their body here, before it: the wire bytes become `rawBody`, and a JSON body is
+// their body here instead: the wire bytes become `rawBody`, and a JSON body is
 // decoded and parsed as express.json would have.
 
 type Decoder = (input: Buffer, options: ZlibOptions) => Promise<Buffer>;
@@ -21,10 +21,6 @@ const DECODERS: Record<string, Decoder> = {
 };
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 
-function tooLarge(limit: number): HttpError {
-  return new HttpError(413, 'request body too large', undefined, `the limit is ${limit} bytes`);
-}
-
 function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 }
@@ -32,7 +28,7 @@ function hasBody(req: IncomingMessage): boolean {
 // The body as received, refused once it passes `limit` (the rest is not read).
 function readWire(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    if (Number(req.headers['content-length']) > limit) return reject(tooLarge(limit));
+    if (Number(req.headers['content-length']) > limit) return reject(bodyTooLarge(limit));
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
@@ -40,7 +36,7 @@ function readWire(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size <= limit) return void chunks.push(chunk);
       req.off('data', onData);
       req.pause();
-      reject(tooLarge(limit));
+      reject(bodyTooLarge(limit));
     };
     req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks)));
@@ -52,12 +48,12 @@ async function decode(wire: Buffer, contentEncoding: string | undefined, limit: 
   const coding = (contentEncoding ?? 'identity').trim().toLowerCase();
   if (coding === 'identity') return wire;
   const decoder = DECODERS[coding];
-  if (!decoder) throw new HttpError(415, 'unsupported body encoding', undefined, `Content-Encoding ${coding} is not supported (use gzip, deflate or br)`);
+  if (!decoder) throw unsupportedBodyEncoding(`Content-Encoding ${coding} is not supported (use gzip, deflate or br)`);
   try {
     return await decoder(wire, { maxOutputLength: limit });
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit);
-    throw new BadRequestError('body does not match its Content-Encoding', `the body is not valid ${coding}`);
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw bodyTooLarge(limit);
+    throw unreadableBody(`it is not valid ${coding}`);
   }
 }
 
@@ -67,7 +63,7 @@ function jsonBody(decoded: Buffer, contentType: string): unknown {
   // An empty JSON body reads as {}, as express.json reads it, so validation names the missing fields.
   if (decoded.length === 0) return {};
   const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length).replaceAll('"', '');
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new HttpError(415, 'unsupported body encoding', undefined, `charset ${charset} is not supported (use utf-8)`);
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedBodyEncoding(`charset ${charset} is not supported (use utf-8)`);
   try {
     return JSON.parse(decoded.toString('utf8'));
   } catch (error) {
@@ -76,16 +72,14 @@ function jsonBody(decoded: Buffer, contentType: string): unknown {
 }
 
 /**
- * Reads the body of requests to the signed edge routes: `rawBody` is the bytes
- * on the wire (what the signature covers), and for routes that take a body, a
- * JSON one is decoded (identity, gzip, deflate, br) and parsed into `body`.
- * Mounted before express.json, which then finds the request already read.
+ * Reads the body of a request to a signed edge route: `rawBody` is the bytes on
+ * the wire (what the signature covers), and when the route takes a body, a JSON
+ * one is decoded (identity, gzip, deflate, br) and parsed into `body`.
  */
-export function edgeBodies(routes: Route[], limit: number): RequestHandler {
-  const parses = new Map(routes.filter((route) => route.auth === 'edge').map((route) => [`${route.method.toUpperCase()} ${route.path}`, Boolean(route.body)]));
+export function edgeBodyReader(route: Route, limit: number): RequestHandler {
+  const parse = Boolean(route.body);
   return (req, _res, next) => {
-    const parse = parses.get(`${req.method} ${req.path}`);
-    if (parse === undefined || !hasBody(req)) return next();
+    if (!hasBody(req)) return next();
     void (async () => {
       const wire = await readWire(req, limit);
       (req as typeof req & { rawBody: Buffer }).rawBody = wire;

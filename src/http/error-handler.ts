@@ -2,7 +2,7 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable, refusedValueReason } from './database-errors.js';
-import { HttpError, NotFoundError, UnavailableError, ValidationError } from './errors.js';
+import { bodyTooLarge, HttpError, NotFoundError, UnavailableError, unreadableBody, unsupportedBodyEncoding, ValidationError } from './errors.js';
 import { writeJson } from './reply-writer.js';
 
 type BodyParserError = { type?: string; code?: unknown; errno?: unknown; status?: number; statusCode?: number; expose?: boolean; message: string; limit?: number };
@@ -14,9 +14,9 @@ function isDecompressionError(error: BodyParserError): boolean {
 
 function fromBodyParser(error: BodyParserError): HttpError | undefined {
   if (error.type === 'entity.parse.failed') return new HttpError(400, 'malformed JSON body', undefined, error.message);
-  if (error.type === 'entity.too.large') return new HttpError(413, 'request body too large', undefined, `the limit is ${error.limit} bytes`);
-  if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') return new HttpError(415, 'unsupported body encoding', undefined, error.message);
-  if (isDecompressionError(error)) return new HttpError(400, 'unreadable request body', undefined, `the body does not match its Content-Encoding (${error.message})`);
+  if (error.type === 'entity.too.large') return bodyTooLarge(error.limit);
+  if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') return unsupportedBodyEncoding(error.message);
+  if (isDecompressionError(error)) return unreadableBody(error.message);
   return undefined;
 }
 

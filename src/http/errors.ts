@@ -65,3 +65,18 @@ export class UnavailableError extends HttpError {
     super(503, message, undefined, detail);
   }
 }
+
+/** 413: the body is over the limit (express's parser and the edge body reader alike). */
+export function bodyTooLarge(limit: number | undefined): HttpError {
+  return new HttpError(413, 'request body too large', undefined, `the limit is ${limit} bytes`);
+}
+
+/** 415: a Content-Encoding or charset the server does not read. */
+export function unsupportedBodyEncoding(detail: string): HttpError {
+  return new HttpError(415, 'unsupported body encoding', undefined, detail);
+}
+
+/** 400: the body's bytes are not what its Content-Encoding says. */
+export function unreadableBody(detail: string): HttpError {
+  return new BadRequestError('unreadable request body', `the body does not match its Content-Encoding (${detail})`);
+}
