@@ -7,6 +7,8 @@ export const LOCK_KEYS = {
   dnsSync: 72707371,
   // Two-key locks: (securityQueue, hash of edge/queue) serializes one edge queue's pushes.
   securityQueue: 72707372,
+  // Two-key locks: (writeScope, hashtext(scope)) serializes writes that check a rule across rows (write-lock.ts).
+  writeScope: 72707373,
   retention: 72707380,
 } as const;
 

@@ -21,6 +21,8 @@ export type ClusterOptions = {
 
 const READY = 'database system is ready to accept connections';
 const START_TIMEOUT_MS = 60000;
+const STOP_GRACE_MS = 20000;
+const KILL_GRACE_MS = 10000;
 const TAIL_LINES = 5;
 const RECENT_CHARS = 4096;
 // Server messages are matched (READY), so they are kept in English.
@@ -107,12 +109,20 @@ export class PostgresCluster {
     });
   }
 
-  /** Fast shutdown (SIGINT: active sessions are ended, data is consistent); resolves once the server is gone. */
+  /**
+   * Fast shutdown (SIGINT: active sessions are ended, data is consistent); resolves once the server
+   * is gone. A server that does not stop in time (it can hang in crash recovery) gets SIGQUIT
+   * (immediate shutdown, recovered at the next start), then SIGKILL.
+   */
   async stop(): Promise<void> {
     const server = this.server;
     if (!server || server.exitCode !== null || server.signalCode !== null) return;
     await new Promise<void>((resolve) => {
-      server.once('exit', () => resolve());
+      const timers = [setTimeout(() => server.kill('SIGQUIT'), STOP_GRACE_MS), setTimeout(() => server.kill('SIGKILL'), STOP_GRACE_MS + KILL_GRACE_MS)];
+      server.once('exit', () => {
+        timers.forEach(clearTimeout);
+        resolve();
+      });
       server.kill('SIGINT');
     });
   }

@@ -1,8 +1,8 @@
+import { LOCK_KEYS } from './advisory-lock.js';
 import type { Db } from './client.js';
 
-// First key of the two-key write locks; the second is hashtext(scope). Two-key advisory
-// locks are a key space of their own, apart from the single-key locks of advisory-lock.ts.
-const WRITE_LOCK_SPACE = 72707380;
+// The two-key write locks are (LOCK_KEYS.writeScope, hashtext(scope)).
+const WRITE_LOCK_SPACE = LOCK_KEYS.writeScope;
 
 /**
  * Serializes writes that check a rule across rows before they write (no duplicate, CNAME

@@ -57,16 +57,20 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 // Prisma's own refusals of a date it cannot send: an Invalid Date, or a year beyond 9999.
 const PRISMA_DATE_REFUSALS = [/Provided Date object is invalid/, /Could not convert argument value .*"DateTime"/];
 
+// The data exceptions a caller's value can cause (NUL in text, a bad Unicode escape in jsonb,
+// numbers, dates and strings out of range or format). Other class-22 codes, such as a failed cast
+// (22P02), come from a query the code built wrongly: those stay 500 and are logged with their stack.
+const VALUE_REFUSALS = new Set(['22021', '22P05', '22003', '22008', '22007', '22001']);
+
 /**
  * Why the database (or Prisma on its way there) refused a value of the request, or undefined when
- * `error` is something else: SQLSTATE class 22 "data exception" (NUL in text 22021, bad Unicode
- * escape in jsonb 22P05, numeric out of range 22003, datetime out of range 22008, ...), Prisma's
- * P2000/P2020, or a date Prisma cannot convert.
+ * `error` is something else: a data exception of VALUE_REFUSALS, Prisma's P2000/P2020, or a date
+ * Prisma cannot convert.
  */
 export function refusedValueReason(error: unknown): string | undefined {
   for (const node of causes(error)) {
     for (const code of codesOf(node)) {
-      if (PRISMA_DATA_EXCEPTIONS.has(code) || (SQLSTATE.test(code) && code.startsWith('22'))) return `database code ${code}`;
+      if (PRISMA_DATA_EXCEPTIONS.has(code) || VALUE_REFUSALS.has(code)) return `database code ${code}`;
     }
     const message = typeof node.message === 'string' ? node.message : '';
     if (PRISMA_DATE_REFUSALS.some((refusal) => refusal.test(message))) return 'a date out of range';

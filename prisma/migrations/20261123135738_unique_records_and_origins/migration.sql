@@ -1,8 +1,8 @@
 -- Identical DNS records and origins with the same (scheme, host, port) are refused by
 -- the API, but concurrent creates could store them twice before the writes were
 -- serialized. The unique indexes below make storage hold the rule; the oldest row of
--- each duplicate group is kept, younger copies (with their geo routes and health
--- observations) are removed first so the indexes can be built.
+-- each duplicate group is kept, younger copies (with their geo routes) are removed
+-- first so the indexes can be built.
 
 -- content can be longer than an index entry allows: records are keyed by its SHA-256.
 ALTER TABLE "dns_records" ADD COLUMN "content_digest" TEXT;

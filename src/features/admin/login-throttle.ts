@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import type pg from 'pg';
 import { inTransaction } from '../../db/transaction.js';
 import { TooManyRequestsError } from '../../http/errors.js';
@@ -37,7 +38,15 @@ export function countAttempt(row: ThrottleRow, rule: ThrottleRule, now: Date): A
 }
 
 const userKey = (username: string) => `user:${username}`;
-const clientKey = (client: string) => `client:${client}`;
+
+// One IPv6 client usually holds a whole /64, so its addresses share one key; an IPv4 client is its address.
+function clientKey(address: string): string {
+  if (!ipaddr.isValid(address)) return `client:${address}`;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return `client:${parsed.toString()}`;
+  const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(':');
+  return `client:${prefix}::/64`;
+}
 
 const KNOWN_CLIENT = `
   SELECT EXISTS (

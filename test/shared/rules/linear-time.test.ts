@@ -40,7 +40,9 @@ function escapeRegex(text: string): string {
 
 describe('pattern matching time', () => {
   for (const { kind, pattern, inputs } of CASES) {
-    for (const length of [MAX_REGEX_INPUT - 1, LONG]) {
+    // A regex never sees more than MAX_REGEX_INPUT characters (longer values do not match, see the
+    // test below), so only wildcards are timed on the long input.
+    for (const length of kind === 'regex' ? [MAX_REGEX_INPUT - 1] : [MAX_REGEX_INPUT - 1, LONG]) {
       it(`evaluates ${kind} ${pattern.length > 40 ? `${pattern.slice(0, 40)}…` : pattern} on ${length.toLocaleString('en')}-character paths and headers in under ${BOUND_MS} ms of CPU`, () => {
         const asPath: Match = { paths: [{ kind, value: pattern }] };
         const asHeader: Match = { headers: [{ name: 'X-Probe', pattern: { kind, value: pattern, case_sensitive: true } }] };

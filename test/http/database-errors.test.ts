@@ -1,0 +1,26 @@
+import { expect } from 'chai';
+import { isDatabaseUnavailable, refusedValueReason } from '../../src/http/database-errors.js';
+
+// The shapes pg, the Prisma pg adapter and the Prisma client give the same database error.
+const shapes = (sqlstate: string) => [
+  { code: sqlstate, message: 'from pg' },
+  { code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: sqlstate, kind: 'postgres' } } } },
+  new Error('wrapped', { cause: { originalCode: sqlstate } }),
+];
+
+describe('database errors', () => {
+  it('counts "too many connections" (53300) as the database being unavailable, in every shape', () => {
+    for (const error of shapes('53300')) expect(isDatabaseUnavailable(error), JSON.stringify(error)).to.equal(true);
+  });
+
+  it('counts the values a caller can send wrong (NUL, out of range) as refused values', () => {
+    for (const sqlstate of ['22021', '22P05', '22003', '22008']) {
+      for (const error of shapes(sqlstate)) expect(refusedValueReason(error)).to.equal(`database code ${sqlstate}`);
+    }
+  });
+
+  it('leaves other data exceptions, such as a failed cast the code built, to the 500 path', () => {
+    for (const error of shapes('22P02')) expect(refusedValueReason(error)).to.equal(undefined);
+    expect(isDatabaseUnavailable({ code: '22P02' })).to.equal(false);
+  });
+});
