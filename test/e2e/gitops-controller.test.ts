@@ -126,9 +126,10 @@ describe('GitOps controller in the core', function () {
     expect((await core.get('/api/v1/gitops/status')).data.repos[0]).to.include({ state: 'drifted', last_good_commit: sha });
   });
 
-  it('still tells drift from git changes after a restart, from the last good commit', async () => {
+  // A second controller, as after a restart: it restores its state from the core, then reconciles once.
+  const reconcileAfterRestart = async (dataDir: string) => {
     const restarted = new GitopsController({
-      source: sourceFor(`file://${path.join(dir, 'remote.git')}`, 'main', '.', path.join(dir, 'data-restarted')),
+      source: sourceFor(`file://${path.join(dir, 'remote.git')}`, 'main', '.', path.join(dir, dataDir)),
       client: new ApiClient(core.url),
       intervalMs: 3600000,
       logger: pino({ level: 'silent' }),
@@ -136,6 +137,11 @@ describe('GitOps controller in the core', function () {
     await restarted.restore();
     const report = await restarted.reconcileNow('manual');
     await restarted.stop();
+    return report;
+  };
+
+  it('still tells drift from git changes after a restart, from the last good commit', async () => {
+    const report = await reconcileAfterRestart('data-restarted');
     expect(report.drift.map((item) => `${item.domain} ${item.resource}`)).to.deep.equal(['docs.example origin']);
     const docs = await domainByApex('docs.example');
     expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(7);
@@ -173,15 +179,7 @@ describe('GitOps controller in the core', function () {
     expect(run.orphaned).to.deep.equal(['api.example']);
     expect(run.counts.orphaned).to.equal(1);
     expect((await core.get('/api/v1/gitops/status')).data.repos[0].orphaned).to.deep.equal(['api.example']);
-    const restarted = new GitopsController({
-      source: sourceFor(`file://${path.join(dir, 'remote.git')}`, 'main', '.', path.join(dir, 'data-orphans')),
-      client: new ApiClient(core.url),
-      intervalMs: 3600000,
-      logger: pino({ level: 'silent' }),
-    });
-    await restarted.restore();
-    const report = await restarted.reconcileNow('manual');
-    await restarted.stop();
+    const report = await reconcileAfterRestart('data-orphans');
     expect(report.orphaned).to.deep.equal(['api.example']);
     expect(await domainByApex('api.example')).to.not.equal(undefined);
   });
