@@ -1,13 +1,33 @@
 import { createHmac } from 'node:crypto';
+import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** How client IPs are stored: in full (CDN_STORE_FULL_CLIENT_IP), or as a keyed hash. */
-export type ClientIpPolicy = { storeFull: boolean; key: Buffer };
+/**
+ * How client IPs are stored: in full (CDN_STORE_FULL_CLIENT_IP), or as a keyed hash. `recent`
+ * remembers the hashes of recent addresses (visitors come back within a batch and across
+ * batches), so the collector does not pay an HMAC for each of their events.
+ */
+export type ClientIpPolicy = { storeFull: boolean; key: Buffer; recent?: Map<string, string> };
+
+const RECENT_ADDRESSES = 10000;
 
 // One text per address, so 2001:DB8::1 and 2001:db8:0::1 (or ::ffff:192.0.2.1 and
 // 192.0.2.1) are stored and hashed alike; text that is not an address is kept as sent.
+// Node's isIPv4 accepts only plain dotted decimal, which is already canonical.
 function canonicalAddress(ip: string): string {
+  if (isIPv4(ip)) return ip;
   return ipaddr.isValid(ip) ? ipaddr.process(ip).toString() : ip;
+}
+
+function keyedHash(ip: string, policy: ClientIpPolicy): string {
+  const known = policy.recent?.get(ip);
+  if (known !== undefined) return known;
+  const hash = createHmac('sha256', policy.key).update(canonicalAddress(ip)).digest('hex');
+  if (policy.recent) {
+    if (policy.recent.size >= RECENT_ADDRESSES) policy.recent.clear();
+    policy.recent.set(ip, hash);
+  }
+  return hash;
 }
 
 /**
@@ -17,6 +37,5 @@ function canonicalAddress(ip: string): string {
  */
 export function storedClientIp(ip: string | null | undefined, policy: ClientIpPolicy): string | null {
   if (!ip) return null;
-  const address = canonicalAddress(ip);
-  return policy.storeFull ? address : createHmac('sha256', policy.key).update(address).digest('hex');
+  return policy.storeFull ? canonicalAddress(ip) : keyedHash(ip, policy);
 }

@@ -17,7 +17,8 @@ export function collectorRoutes(deps: AppDeps): Route[] {
   const validateSecurity = validatorFor(deps.ajv, 'security-event');
   const validateObservation = validatorFor(deps.ajv, 'origin-health-observation');
   const clientIpKey = clientIpKeyLoader(deps.config, deps.pool);
-  const clientIp = async (): Promise<ClientIpPolicy> => ({ storeFull: deps.config.storeFullClientIp, key: await clientIpKey() });
+  let policy: ClientIpPolicy | undefined;
+  const clientIp = async (): Promise<ClientIpPolicy> => (policy ??= { storeFull: deps.config.storeFullClientIp, key: await clientIpKey(), recent: new Map() });
   return [
     {
       method: 'post',

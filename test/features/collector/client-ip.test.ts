@@ -23,6 +23,15 @@ describe('stored client IPs', () => {
     expect(storedClientIp('2001:DB8::1', { storeFull: true, key: KEY })).to.equal('2001:db8::1');
   });
 
+  it('gives the same hash from its memory of recent addresses, and forgets them past its bound', () => {
+    const policy = { storeFull: false, key: KEY, recent: new Map<string, string>() };
+    expect(storedClientIp('2001:DB8::1', policy)).to.equal(hmac(KEY, '2001:db8::1'));
+    expect(storedClientIp('2001:DB8::1', policy)).to.equal(hmac(KEY, '2001:db8::1'));
+    for (let i = 0; i < 10000; i++) storedClientIp(`10.0.${i >> 8}.${i & 255}`, policy);
+    expect(policy.recent.size).to.be.at.most(10000);
+    expect(storedClientIp('10.0.0.1', policy)).to.equal(hmac(KEY, '10.0.0.1'));
+  });
+
   it('stores nothing for no address', () => {
     expect(storedClientIp(undefined, { storeFull: false, key: KEY })).to.equal(null);
     expect(storedClientIp('', { storeFull: true, key: KEY })).to.equal(null);
