@@ -1,6 +1,9 @@
 import type { Db } from '../../db/client.js';
 import { unixSeconds } from '../../http/timestamps.js';
+import { matchProblems } from '../../shared/rules/match-problems.js';
+import type { Match } from '../../shared/rules/types.js';
 import { gitopsStatus } from '../gitops/service.js';
+import { RULE_KINDS } from '../rules/kinds.js';
 
 export type Warning = { code: string; severity: 'info' | 'warning' | 'critical'; message: string; domain_id?: string; detail?: Record<string, unknown> };
 
@@ -90,11 +93,36 @@ async function gitopsProblems(db: Db): Promise<Warning[]> {
     }));
 }
 
+type StoredRule = { id: string; domain_id: string; name: string; match: unknown };
+
+// A rule saved before a check existed (a regex RE2 cannot run: lookaround, a backreference) is kept,
+// but its pattern never matches; a WAF rule would stop blocking without a word, so it is listed here.
+async function unusableRules(db: Db): Promise<Warning[]> {
+  const kinds = await Promise.all(
+    RULE_KINDS.map(async (kind) => {
+      const delegate = db[kind.model] as unknown as { findMany: (query: object) => Promise<StoredRule[]> };
+      const rules = await delegate.findMany({ where: { enabled: true }, select: { id: true, domain_id: true, name: true, match: true } });
+      return rules.flatMap((rule): Warning[] => {
+        const problems = matchProblems((rule.match ?? {}) as Match);
+        if (problems.length === 0) return [];
+        return [{
+          code: 'rule_pattern_unusable',
+          severity: 'warning',
+          message: `${kind.noun} rule "${rule.name}" has a pattern the matcher refuses, so it never matches: ${problems[0].field} ${problems[0].detail}`,
+          domain_id: rule.domain_id,
+          detail: { kind: kind.path, rule_id: rule.id, problems },
+        }];
+      });
+    }),
+  );
+  return kinds.flat();
+}
+
 const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 };
 
 /** Actionable items, most severe first. */
 export async function warnings(db: Db, heartbeatFreshSeconds: number, now = new Date()) {
-  const groups = await Promise.all([gitopsProblems(db), publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), originProblems(db), pendingDomains(db)]);
+  const groups = await Promise.all([gitopsProblems(db), publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
   const list = groups.flat().sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   return { count: list.length, warnings: list };
 }

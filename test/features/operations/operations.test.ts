@@ -55,6 +55,19 @@ describe('overview, warnings and security events', () => {
     expect(severities).to.deep.equal([...severities].sort());
   });
 
+  it('lists an enabled rule whose stored regex the matcher refuses (saved before the RE2 check), and not a disabled one', async () => {
+    const lookbehind = { paths: [{ kind: 'regex', value: '^/(?<!admin)login$' }] };
+    const rule = await core.db.wafRule.create({ data: { domain_id: active.id, name: 'old lookbehind', action: 'block', match: lookbehind } });
+    await core.db.wafRule.create({ data: { domain_id: active.id, name: 'disabled lookbehind', enabled: false, action: 'block', match: lookbehind } });
+    const { warnings } = (await core.get('/api/v1/overview/warnings')).data;
+    const unusable = warnings.filter((warning: Json) => warning.code === 'rule_pattern_unusable');
+    expect(unusable).to.have.length(1);
+    expect(unusable[0]).to.deep.include({ severity: 'warning', domain_id: active.id });
+    expect(unusable[0].detail).to.include({ kind: 'waf-rules', rule_id: rule.id });
+    expect(unusable[0].message).to.match(/waf_rule rule "old lookbehind" has a pattern the matcher refuses/);
+    await core.db.wafRule.deleteMany({ where: { domain_id: active.id } });
+  });
+
   it('lists security events newest first, for all domains and per domain', async () => {
     const all = (await core.get('/api/v1/security/events')).data;
     expect(all.map((event: Json) => event.kind)).to.deep.equal(['waf', 'waf', 'rate_limit']);
