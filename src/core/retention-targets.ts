@@ -6,10 +6,10 @@ import { SSL_JOB_TERMINAL_STATUSES } from '../features/ssl/job-statuses.js';
 const DAY_MS = 86400000;
 
 /** One kind of row the retention scheduler prunes: its name in the run's counts and how it is pruned. */
-export type RetentionTarget = { name: string; days: (config: Config) => number; prune: (pool: pg.Pool, cutoff: Date, batchSize: number) => Promise<number> };
+export type RetentionTarget = { name: string; days: (config: Config) => number; prune: (db: pg.Pool | pg.PoolClient, cutoff: Date, batchSize: number) => Promise<number> };
 
 function olderThan(table: string, predicate: string, extra: unknown[] = []): RetentionTarget['prune'] {
-  return (pool, cutoff, batchSize) => deleteInBatches(pool, table, predicate, [cutoff, ...extra], batchSize);
+  return (db, cutoff, batchSize) => deleteInBatches(db, table, predicate, [cutoff, ...extra], batchSize);
 }
 
 /**
@@ -41,6 +41,6 @@ export const RETENTION_TARGETS: readonly RetentionTarget[] = [
 ];
 
 /** Deletes a target's rows older than its retention at `now`, CDN_RETENTION_BATCH_SIZE per statement; returns how many. */
-export function pruneTarget(target: RetentionTarget, pool: pg.Pool, config: Config, now: Date): Promise<number> {
-  return target.prune(pool, new Date(now.getTime() - target.days(config) * DAY_MS), config.retentionBatchSize);
+export function pruneTarget(target: RetentionTarget, db: pg.Pool | pg.PoolClient, config: Config, now: Date): Promise<number> {
+  return target.prune(db, new Date(now.getTime() - target.days(config) * DAY_MS), config.retentionBatchSize);
 }

@@ -11,13 +11,14 @@ export type RetentionOutcome = { outcome: 'ran'; deleted: Record<string, number>
 
 const MAX_TICK_MS = 60000;
 
-// Every target is tried even when one fails; the error names the tables that failed.
-async function pruneAll(pool: pg.Pool, config: Config, now: Date) {
+// Every target is tried even when one fails; the error names the tables that failed. The deletes
+// run on the connection that holds the lock, so a run takes one connection from the pool, not two.
+async function pruneAll(client: pg.PoolClient, config: Config, now: Date) {
   const deleted: Record<string, number> = {};
   const errors: string[] = [];
   for (const target of RETENTION_TARGETS) {
     try {
-      deleted[target.name] = await pruneTarget(target, pool, config, now);
+      deleted[target.name] = await pruneTarget(target, client, config, now);
     } catch (error) {
       errors.push(`${target.name}: ${(error as Error).message}`);
     }
@@ -32,11 +33,11 @@ async function pruneAll(pool: pg.Pool, config: Config, now: Date) {
  * core holds the advisory lock this returns `locked` at once and deletes nothing.
  */
 export async function runRetention(db: Db, pool: pg.Pool, config: Config, now = new Date()): Promise<RetentionOutcome> {
-  const locked = await withAdvisoryLockIfFree(pool, LOCK_KEYS.retention, async (): Promise<RetentionOutcome> => {
+  const locked = await withAdvisoryLockIfFree(pool, LOCK_KEYS.retention, async (client): Promise<RetentionOutcome> => {
     if (!(await retentionDue(db, config, now))) return { outcome: 'not_due' };
     await recordRetentionStart(db, now);
     const started = performance.now();
-    const { deleted, error } = await pruneAll(pool, config, now);
+    const { deleted, error } = await pruneAll(client, config, now);
     const durationMs = Math.round(performance.now() - started);
     await recordRetentionRun(db, { startedAt: now, durationMs, deleted, error });
     return { outcome: 'ran', deleted, durationMs, error };

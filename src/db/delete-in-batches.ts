@@ -7,12 +7,12 @@ import type pg from 'pg';
  * so a large backlog never holds locks for long nor bloats one transaction.
  * `table` and `predicate` are trusted SQL from the code, never from a request.
  */
-export async function deleteInBatches(pool: pg.Pool, table: string, predicate: string, params: unknown[], batchSize: number): Promise<number> {
+export async function deleteInBatches(db: pg.Pool | pg.PoolClient, table: string, predicate: string, params: unknown[], batchSize: number): Promise<number> {
   const limit = `$${params.length + 1}`;
   const sql = `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${predicate} LIMIT ${limit})`;
   let total = 0;
   for (;;) {
-    const deleted = (await pool.query(sql, [...params, batchSize])).rowCount ?? 0;
+    const deleted = (await db.query(sql, [...params, batchSize])).rowCount ?? 0;
     total += deleted;
     if (deleted < batchSize) return total;
   }

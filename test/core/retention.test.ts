@@ -61,6 +61,19 @@ describe('retention scheduler', () => {
 
   const EXPECTED_DELETED = { usage_events: 7, usage_aggregates_minute: 1, origin_health_observations: 1, security_events: 1, dns_sync_events: 1, ssl_jobs: 3, ingest_keys: 1 };
 
+  it('needs only the one connection that holds the lock: a run completes on a pool of one', async () => {
+    const now = new Date();
+    await seed(now);
+    const single = new pg.Pool({ connectionString: core.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
+    try {
+      const result = await runRetention(core.db, single, config, now);
+      expect(result).to.deep.include({ outcome: 'ran', error: null });
+      expect(await core.db.usageEvent.count()).to.equal(2);
+    } finally {
+      await single.end();
+    }
+  });
+
   it('prunes rows older than each retention and keeps young rows, hour and day aggregates, failed DNS events and active SSL jobs', async () => {
     const now = new Date();
     await seed(now);
