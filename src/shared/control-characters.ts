@@ -4,11 +4,14 @@
 // DEL, the C1 range and the Unicode line and paragraph separators are never legitimate
 // there and are read as line breaks by some parsers. Such values are refused, never cleaned.
 
-/** The JSON Schema pattern of schemas/api/no-control-characters.json (a test keeps the two equal). */
-export const NO_CONTROL_CHARACTERS_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$';
+// C0, DEL, C1, U+2028 and U+2029, as a character class body (JSON Schema and RegExp read it alike).
+const CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029';
 
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/** The JSON Schema pattern of schemas/api/no-control-characters.json (a test keeps the two equal). */
+export const NO_CONTROL_CHARACTERS_PATTERN = `^[^${CLASS}]*$`;
+
+const CONTROL_CHARACTER = new RegExp(`[${CLASS}]`);
+const CONTROL_CHARACTERS = new RegExp(`[${CLASS}]`, 'g');
 
 /** What a refusal says after the field name. */
 export const CONTROL_CHARACTERS_DETAIL = 'must not contain control characters (CR, LF, NUL, TAB and the other C0 controls, DEL, C1 controls, U+2028, U+2029)';

@@ -1,7 +1,8 @@
-import ipaddr from 'ipaddr.js';
+import { isIPv6 } from 'node:net';
 import type pg from 'pg';
 import { inTransaction } from '../../db/transaction.js';
 import { TooManyRequestsError } from '../../http/errors.js';
+import { canonicalIp, ipv6Network64 } from '../../shared/ip-address.js';
 
 // Failed admin logins slow down per username and per client address. Each attempt
 // is counted before the password is checked (so a burst of parallel guesses cannot
@@ -41,11 +42,7 @@ const userKey = (username: string) => `user:${username}`;
 
 // One IPv6 client usually holds a whole /64, so its addresses share one key; an IPv4 client is its address.
 function clientKey(address: string): string {
-  if (!ipaddr.isValid(address)) return `client:${address}`;
-  const parsed = ipaddr.process(address);
-  if (parsed.kind() === 'ipv4') return `client:${parsed.toString()}`;
-  const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(':');
-  return `client:${prefix}::/64`;
+  return `client:${isIPv6(address) ? ipv6Network64(address) : address}`;
 }
 
 const KNOWN_CLIENT = `
@@ -57,6 +54,7 @@ const ENSURE_ROWS = `INSERT INTO login_throttles (key, failures, last_failure_at
 const LOCK_ROWS = `SELECT key, failures, blocked_until, last_failure_at FROM login_throttles WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`;
 const STORE_ROW = `UPDATE login_throttles SET failures = $2, blocked_until = $3, last_failure_at = $4 WHERE key = $1`;
 
+// `address` is canonical (canonicalIp), so a client counts as one whatever socket family reported it.
 async function throttledKeys(client: pg.PoolClient, username: string, address: string, now: Date): Promise<Map<string, ThrottleRule>> {
   const since = new Date(now.getTime() - LOGIN_THROTTLE.knownClientDays * 86400 * 1000);
   const { rows } = await client.query<{ known: boolean }>(KNOWN_CLIENT, [username, address, since]);
@@ -70,7 +68,8 @@ async function throttledKeys(client: pg.PoolClient, username: string, address: s
  * until it succeeds; throws TooManyRequestsError (429 with Retry-After) while the
  * username or the address is blocked, and then counts nothing.
  */
-export async function admitLoginAttempt(pool: pg.Pool, username: string, address: string, now = new Date()): Promise<void> {
+export async function admitLoginAttempt(pool: pg.Pool, username: string, clientIp: string, now = new Date()): Promise<void> {
+  const address = canonicalIp(clientIp) ?? clientIp;
   await inTransaction(pool, async (client) => {
     const keys = await throttledKeys(client, username, address, now);
     await client.query(ENSURE_ROWS, [[...keys.keys()], now]);
@@ -90,7 +89,8 @@ export async function admitLoginAttempt(pool: pg.Pool, username: string, address
  * unless the address was a known one (whose success says nothing of the others'
  * guesses); remembers the address as the admin's.
  */
-export async function forgiveLoginAttempts(pool: pg.Pool, username: string, userId: string, address: string, now = new Date()): Promise<void> {
+export async function forgiveLoginAttempts(pool: pg.Pool, username: string, userId: string, clientIp: string, now = new Date()): Promise<void> {
+  const address = canonicalIp(clientIp) ?? clientIp;
   await inTransaction(pool, async (client) => {
     const keys = await throttledKeys(client, username, address, now);
     await client.query('DELETE FROM login_throttles WHERE key = ANY($1::text[])', [[...keys.keys()]]);

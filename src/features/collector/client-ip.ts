@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { isIPv4 } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { canonicalIp } from '../../shared/ip-address.js';
 
 /**
  * How client IPs are stored: in full (CDN_STORE_FULL_CLIENT_IP), or as a keyed hash. `recent`
@@ -13,10 +12,8 @@ const RECENT_ADDRESSES = 10000;
 
 // One text per address, so 2001:DB8::1 and 2001:db8:0::1 (or ::ffff:192.0.2.1 and
 // 192.0.2.1) are stored and hashed alike; text that is not an address is kept as sent.
-// Node's isIPv4 accepts only plain dotted decimal, which is already canonical.
 function canonicalAddress(ip: string): string {
-  if (isIPv4(ip)) return ip;
-  return ipaddr.isValid(ip) ? ipaddr.process(ip).toString() : ip;
+  return canonicalIp(ip) ?? ip;
 }
 
 function keyedHash(ip: string, policy: ClientIpPolicy): string {

@@ -1,9 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/client.js';
-import { storableProblem } from '../../http/storable-input.js';
-import { schemaProblem } from '../../http/validation.js';
+import { checkItems } from './item-checks.js';
 import { applyOriginHealth, lockOrigins } from './origin-health-status.js';
-import type { Rejection } from './usage.js';
 
 export type Observation = { origin_id: string; source: string; success: boolean; failure_kind?: string | null; http_status?: number | null; latency_ms?: number | null; jitter_ms?: number | null; detail?: string | null; timestamp: number };
 
@@ -13,29 +11,6 @@ export type Observation = { origin_id: string; source: string; success: boolean;
  * and no older than the analytics retention (it would be pruned at once).
  */
 export type ObservationBounds = { validate: ValidateFunction; maxSkewSeconds: number; retentionDays: number; now?: Date };
-
-function checkObservation(item: unknown, index: number, bounds: ObservationBounds, nowSeconds: number): Rejection | undefined {
-  const problem = schemaProblem(bounds.validate, item, 'observation');
-  if (problem) return { index, field: problem.field, reason: problem.detail };
-  const unstorable = storableProblem(item);
-  if (unstorable) return { index, field: unstorable.field, reason: unstorable.detail };
-  const { timestamp } = item as Observation;
-  if (timestamp > nowSeconds + bounds.maxSkewSeconds) return { index, field: 'timestamp', reason: `timestamp is more than ${bounds.maxSkewSeconds} seconds in the future` };
-  if (timestamp < nowSeconds - bounds.retentionDays * 86400) return { index, field: 'timestamp', reason: `timestamp is older than the analytics retention (${bounds.retentionDays} days)` };
-  return undefined;
-}
-
-function validObservations(items: unknown[], bounds: ObservationBounds, now: Date) {
-  const nowSeconds = Math.floor(now.getTime() / 1000);
-  const rejected: Rejection[] = [];
-  const valid: Observation[] = [];
-  items.forEach((item, index) => {
-    const rejection = checkObservation(item, index, bounds, nowSeconds);
-    if (rejection) rejected.push(rejection);
-    else valid.push(item as Observation);
-  });
-  return { valid, rejected };
-}
 
 /**
  * Stores an edge's observations in the caller's transaction and recomputes the
@@ -47,7 +22,7 @@ function validObservations(items: unknown[], bounds: ObservationBounds, now: Dat
  */
 export async function ingestOriginHealth(db: Db, items: unknown[], edgeId: string, bounds: ObservationBounds) {
   const now = bounds.now ?? new Date();
-  const { valid, rejected } = validObservations(items, bounds, now);
+  const { valid, rejected } = checkItems<Observation>(items, { validate: bounds.validate, what: 'observation', now, maxSkewSeconds: bounds.maxSkewSeconds, oldest: { days: bounds.retentionDays, retention: 'analytics' } });
   const origins = await lockOrigins(db, valid.map((item) => item.origin_id));
   const domainOf = new Map(origins.map((origin) => [origin.id, origin.domain_id]));
   const known = valid.filter((item) => domainOf.has(item.origin_id));

@@ -6,8 +6,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { ingestOriginHealth } from './origin-health.js';
 import { ingestSecurityEvents } from './security.js';
 import { ingestUsage } from './usage.js';
-import { clientIpKeyLoader } from './client-ip-key.js';
-import type { ClientIpPolicy } from './client-ip.js';
+import { clientIpPolicyLoader } from './client-ip-key.js';
 
 const INGEST_TRANSACTION = { timeout: 30000, maxWait: 10000 };
 
@@ -16,9 +15,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
   const validate = validatorFor(deps.ajv, 'usage-event');
   const validateSecurity = validatorFor(deps.ajv, 'security-event');
   const validateObservation = validatorFor(deps.ajv, 'origin-health-observation');
-  const clientIpKey = clientIpKeyLoader(deps.config, deps.pool);
-  let policy: ClientIpPolicy | undefined;
-  const clientIp = async (): Promise<ClientIpPolicy> => (policy ??= { storeFull: deps.config.storeFullClientIp, key: await clientIpKey(), recent: new Map() });
+  const clientIp = clientIpPolicyLoader(deps.config, deps.pool);
   return [
     {
       method: 'post',
@@ -40,7 +37,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       itemsCheckedOneByOne: 'events',
       handler: async ({ db, body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
-        const options = { validate: validateSecurity, clientIp: await clientIp() };
+        const options = { validate: validateSecurity, clientIp: await clientIp(), maxSkewSeconds: deps.config.edgeSignatureMaxSkewSeconds };
         return { data: await db.$transaction((tx) => ingestSecurityEvents(tx as unknown as Db, body, edgeId, options), INGEST_TRANSACTION) };
       },
     },
@@ -53,7 +50,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       // The hottest write path: raw pg, a handful of statements per batch.
       handler: async ({ body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
-        const options = { validate, clientIp: await clientIp(), retentionDays: deps.config.analyticsRetentionDays };
+        const options = { validate, clientIp: await clientIp(), maxSkewSeconds: deps.config.edgeSignatureMaxSkewSeconds, retentionDays: deps.config.analyticsRetentionDays };
         return { data: await inTransaction(deps.pool, (client) => ingestUsage(client, body, edgeId, options)) };
       },
     },

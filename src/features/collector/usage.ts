@@ -1,18 +1,15 @@
 import { isIP } from 'node:net';
 import type { ValidateFunction } from 'ajv';
 import type pg from 'pg';
-import { storableProblem } from '../../http/storable-input.js';
-import { schemaProblem } from '../../http/validation.js';
 import { CACHED_STATUSES } from '../../shared/cache-status.js';
 import { storedClientIp, type ClientIpPolicy } from './client-ip.js';
 import { apexCandidates, domainOfHosts } from './domain-lookup.js';
+import { checkItems, type Rejection } from './item-checks.js';
 
 export type UsageEvent = { domain: string; path: string; status: number; bytes: number; cache_status: string; timestamp: number; client_country?: string | null; client_ip?: string | null };
-export type Rejection = { index: number; field?: string; reason: string };
 type Stored = UsageEvent & { domain_id: string | null };
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
-const FUTURE_TOLERANCE_SECONDS = 300;
 const BUCKETS = [
   ['minute', 60],
   ['hour', 3600],
@@ -38,18 +35,6 @@ const ADD_TO_AGGREGATES = `
     status_2xx = usage_aggregates.status_2xx + EXCLUDED.status_2xx, status_3xx = usage_aggregates.status_3xx + EXCLUDED.status_3xx,
     status_4xx = usage_aggregates.status_4xx + EXCLUDED.status_4xx, status_5xx = usage_aggregates.status_5xx + EXCLUDED.status_5xx,
     updated_at = now()`;
-
-function checkEvent(validate: ValidateFunction, event: unknown, index: number, now: number, oldest: number): Rejection | undefined {
-  const problem = schemaProblem(validate, event, 'event');
-  if (problem) return { index, field: problem.field, reason: problem.detail };
-  const unstorable = storableProblem(event);
-  if (unstorable) return { index, field: unstorable.field, reason: unstorable.detail };
-  const usage = event as UsageEvent;
-  if (usage.client_ip && !isIP(usage.client_ip)) return { index, field: 'client_ip', reason: 'client_ip must be an IP address' };
-  if (usage.timestamp > now + FUTURE_TOLERANCE_SECONDS) return { index, field: 'timestamp', reason: 'timestamp is in the future' };
-  if (usage.timestamp < oldest) return { index, field: 'timestamp', reason: 'timestamp is older than the analytics retention' };
-  return undefined;
-}
 
 /** The domain id of each host, read with one query. */
 async function domainIds(db: Queryable, hosts: string[]): Promise<Map<string, string | null>> {
@@ -105,19 +90,18 @@ async function insertEvents(db: Queryable, events: Stored[], edgeId: string, cli
  * idempotency key was seen before is not counted again; client IPs are stored as
  * a keyed hash unless the policy keeps full IPs (client-ip.ts); minute/hour/day aggregates move with the events.
  */
-export async function ingestUsage(db: Queryable, batch: { idempotency_key?: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; clientIp: ClientIpPolicy; retentionDays: number; now?: Date }) {
+export async function ingestUsage(db: Queryable, batch: { idempotency_key?: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; clientIp: ClientIpPolicy; maxSkewSeconds: number; retentionDays: number; now?: Date }) {
   if (batch.idempotency_key) {
     const inserted = await db.query("INSERT INTO ingest_keys (stream, key, edge_id, event_count) VALUES ('usage', $1, $2, $3) ON CONFLICT DO NOTHING", [batch.idempotency_key, edgeId, batch.events.length]);
     if (inserted.rowCount === 0) return { duplicate: true, accepted: 0, rejected: [] as Rejection[] };
   }
-  const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  const oldest = nowSeconds - options.retentionDays * 86400;
-  const rejected: Rejection[] = [];
-  const valid: UsageEvent[] = [];
-  batch.events.forEach((event, index) => {
-    const rejection = checkEvent(options.validate, event, index, nowSeconds, oldest);
-    if (rejection) rejected.push(rejection);
-    else valid.push(event as UsageEvent);
+  const { valid, rejected } = checkItems<UsageEvent>(batch.events, {
+    validate: options.validate,
+    what: 'event',
+    now: options.now ?? new Date(),
+    maxSkewSeconds: options.maxSkewSeconds,
+    oldest: { days: options.retentionDays, retention: 'analytics' },
+    more: (event) => (event.client_ip && !isIP(event.client_ip) ? { field: 'client_ip', reason: 'client_ip must be an IP address' } : undefined),
   });
   const ids = await domainIds(db, [...new Set(valid.map((event) => event.domain))]);
   const stored: Stored[] = valid.map((event) => ({ ...event, domain_id: ids.get(event.domain) ?? null }));

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { loadConfig } from '../../../src/config/load.js';
 import { migrate } from '../../../src/db/migrator.js';
-import { clientIpKeyLoader } from '../../../src/features/collector/client-ip-key.js';
+import { clientIpPolicyLoader } from '../../../src/features/collector/client-ip-key.js';
 import { storedClientIp } from '../../../src/features/collector/client-ip.js';
 import { createTestDatabase, dropTestDatabase } from '../../support/database.js';
 
@@ -56,13 +56,14 @@ describe('the client IP hash key', () => {
   });
 
   it('is CDN_CLIENT_IP_HASH_KEY when set', async () => {
-    const load = clientIpKeyLoader(loadConfig({ CDN_CLIENT_IP_HASH_KEY: 'k'.repeat(32) }), pool);
-    expect((await load()).equals(KEY)).to.equal(true);
+    const load = clientIpPolicyLoader(loadConfig({ CDN_CLIENT_IP_HASH_KEY: 'k'.repeat(32) }), pool);
+    expect((await load()).key.equals(KEY)).to.equal(true);
+    expect(await load(), 'made once').to.equal(await load());
   });
 
   it('is otherwise one random key per installation, the same for every core that races to make it', async () => {
-    const loaders = Array.from({ length: 20 }, () => clientIpKeyLoader(loadConfig({}), pool));
-    const keys = await Promise.all(loaders.map((load) => load()));
+    const loaders = Array.from({ length: 20 }, () => clientIpPolicyLoader(loadConfig({}), pool));
+    const keys = (await Promise.all(loaders.map((load) => load()))).map((policy) => policy.key);
     expect(new Set(keys.map((key) => key.toString('hex'))).size).to.equal(1);
     expect(keys[0]).to.have.length(32);
     const { rows } = await pool.query('SELECT count(*)::int AS n FROM installation_secrets');

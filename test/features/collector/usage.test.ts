@@ -105,7 +105,7 @@ describe('usage ingest', () => {
     const { ingestUsage } = await import('../../../src/features/collector/usage.js');
     const { loadApiSchemas, validatorFor } = await import('../../../src/http/validation.js');
     const validate = validatorFor(loadApiSchemas(), 'usage-event');
-    await ingestUsage(core.core.connection.pool, { events: [event({ client_ip: '2001:db8::77', path: '/full-ip' })] }, 'edge-1', { validate, clientIp: { storeFull: true, key: Buffer.alloc(32) }, retentionDays: 30 });
+    await ingestUsage(core.core.connection.pool, { events: [event({ client_ip: '2001:db8::77', path: '/full-ip' })] }, 'edge-1', { validate, clientIp: { storeFull: true, key: Buffer.alloc(32) }, maxSkewSeconds: 300, retentionDays: 30 });
     const row = await core.db.usageEvent.findFirstOrThrow({ where: { path: '/full-ip' } });
     expect(row.client_ip).to.equal('2001:db8::77');
   });
