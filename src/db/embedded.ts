@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { EmbeddedPostgresError } from './embedded-error.js';
-import { canEnter, postgresAccount, type PostgresAccount } from './postgres-account.js';
+import { canEnter, postgresAccount, rootOwnedFolder, type PostgresAccount } from './postgres-account.js';
 import { reachablePostgres, type PostgresBinaries } from './postgres-binaries.js';
 import { PostgresCluster } from './postgres-cluster.js';
 
@@ -54,13 +54,6 @@ export async function runningClusterPort(databaseDir: string): Promise<number | 
 const OUTSIDE_DATA_ROOT = '/var/lib/cdn-control-plane';
 const LOCATION_FILE = 'postgres.location';
 
-async function outsideDataRoot(): Promise<void> {
-  await mkdir(OUTSIDE_DATA_ROOT, { recursive: true });
-  const info = await lstat(OUTSIDE_DATA_ROOT);
-  if (!info.isDirectory() || info.uid !== 0) throw new EmbeddedPostgresError(`${OUTSIDE_DATA_ROOT} is not a directory owned by root`, 'remove it, or set DATABASE_URL to a PostgreSQL server');
-  await chmod(OUTSIDE_DATA_ROOT, 0o755);
-}
-
 /**
  * Where the cluster of `dataDir` lives: `<dataDir>/postgres`, unless the server's account
  * (when this process is root) cannot enter dataDir, e.g. `./.data` of a clone under /root;
@@ -75,7 +68,7 @@ async function clusterDirFor(dataDir: string, account: PostgresAccount | undefin
   const pointer = path.join(dataDir, LOCATION_FILE);
   let databaseDir = (await readFile(pointer, 'utf8').catch(() => '')).trim();
   if (!databaseDir) {
-    await outsideDataRoot();
+    await rootOwnedFolder(OUTSIDE_DATA_ROOT);
     databaseDir = path.join(OUTSIDE_DATA_ROOT, `postgres-${randomUUID()}`);
     await writeFile(pointer, `${databaseDir}\n`);
   }

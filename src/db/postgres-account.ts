@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { realpath, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { EmbeddedPostgresError } from './embedded-error.js';
@@ -65,4 +65,15 @@ async function chainSearchable(dir: string, account: PostgresAccount): Promise<b
 export async function canEnter(account: PostgresAccount, dir: string): Promise<boolean> {
   const given = path.resolve(dir);
   return (await chainSearchable(given, account)) && chainSearchable(await realpath(given), account);
+}
+
+/**
+ * Makes `dir` (if needed) a root-owned folder every account may enter but only root may
+ * write, for what root prepares for the postgres account; anything else there is refused.
+ */
+export async function rootOwnedFolder(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const info = await lstat(dir);
+  if (!info.isDirectory() || info.uid !== 0) throw new EmbeddedPostgresError(`${dir} is not a directory owned by root`, 'remove it, or set DATABASE_URL to a PostgreSQL server');
+  await chmod(dir, 0o755);
 }

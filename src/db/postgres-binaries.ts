@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, cp, lstat, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { EmbeddedPostgresError } from './embedded-error.js';
-import { canEnter, type PostgresAccount } from './postgres-account.js';
+import { canEnter, rootOwnedFolder, type PostgresAccount } from './postgres-account.js';
 
 /** A PostgreSQL installation: its root (bin, lib, share) and the two programs the embedded server runs. */
 export type PostgresBinaries = { root: string; initdb: string; postgres: string; version: string };
@@ -41,16 +41,9 @@ async function openToAll(dir: string): Promise<void> {
   }
 }
 
-async function rootOwnedCache(): Promise<void> {
-  await mkdir(BINARY_CACHE, { recursive: true });
-  const info = await lstat(BINARY_CACHE);
-  if (!info.isDirectory() || info.uid !== 0) throw new EmbeddedPostgresError(`${BINARY_CACHE} is not a directory owned by root`, `remove it, or set DATABASE_URL to a PostgreSQL server`);
-  await chmod(BINARY_CACHE, 0o755);
-}
-
 // Copied into a staging folder and renamed into place, so a concurrent start never sees half a tree.
 async function copyIntoCache(binaries: PostgresBinaries, target: string): Promise<void> {
-  await rootOwnedCache();
+  await rootOwnedFolder(BINARY_CACHE);
   const staging = await mkdtemp(`${target}.partial-`);
   try {
     await cp(binaries.root, staging, { recursive: true, verbatimSymlinks: true });
