@@ -38,6 +38,12 @@ async function storeSnapshot(client: pg.PoolClient, stored: Stored): Promise<voi
   });
 }
 
+/** The checksum of the active snapshot `version` (undefined when none is active). */
+export async function activeChecksum(db: Db, version: number | null): Promise<string | undefined> {
+  if (version === null) return undefined;
+  return (await db.configSnapshot.findUnique({ where: { version }, select: { checksum: true } }))?.checksum;
+}
+
 /**
  * Publishes a new snapshot when the config is dirty: one publisher at a time
  * (advisory lock, safe with several cores). The change counter is read before
@@ -54,10 +60,9 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
     const seen = state.change_seq;
     const now = new Date();
     const built = await buildSnapshot(db, pool, config, defaults);
-    const active = state.active_version === null ? null : await db.configSnapshot.findUnique({ where: { version: state.active_version }, select: { checksum: true } });
     // Even a forced rebuild stores nothing when the content is the active one: a new version would make every edge download it again.
     // The configuration as it stands is then published, so an earlier failure (too large) is over.
-    if (active?.checksum === built.checksum) {
+    if ((await activeChecksum(db, state.active_version)) === built.checksum) {
       await db.publishState.update({ where: { id: 1 }, data: { published_seq: seen, last_attempt_at: now, last_error: null, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
       return { outcome: 'unchanged', version: state.active_version };
     }

@@ -5,6 +5,7 @@ import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { redactSecrets } from '../http/audit-writer.js';
 import { NotFoundError } from '../http/errors.js';
 import { unixSeconds } from '../http/timestamps.js';
+import { activeChecksum } from './publisher.js';
 
 type Payload = { domains: ({ domain: string } & Record<string, unknown>)[] } & Record<string, unknown>;
 
@@ -57,11 +58,6 @@ export async function diffSnapshots(db: Db, from: number, to: number) {
     edge_settings_changed: !isDeepStrictEqual(before.snapshot.edge, after.snapshot.edge),
     purges_changed: !isDeepStrictEqual(before.snapshot.purges, after.snapshot.purges),
   };
-}
-
-async function activeChecksum(db: Db, version: number | null): Promise<string | undefined> {
-  if (version === null) return undefined;
-  return (await db.configSnapshot.findUnique({ where: { version }, select: { checksum: true } }))?.checksum;
 }
 
 /**
