@@ -88,6 +88,7 @@ function checkBootstrapAdmin(config: Config): void {
 function checkTrustedProxies(config: Config): void {
   try {
     trustedProxies(config.apiTrustedProxies);
+    trustedProxies(config.edgeTrustedProxies, 'CDN_EDGE_TRUSTED_PROXIES');
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }

@@ -14,12 +14,12 @@ function isAddressOrRange(entry: string): boolean {
 }
 
 /**
- * The proxies whose X-Forwarded-For express may believe, from CDN_API_TRUSTED_PROXIES
+ * The proxies whose X-Forwarded-For may be believed, from CDN_API_TRUSTED_PROXIES or CDN_EDGE_TRUSTED_PROXIES
  * (comma or space separated); none when empty. Throws naming a bad entry.
  */
-export function trustedProxies(value: string): string[] | false {
+export function trustedProxies(value: string, variable = 'CDN_API_TRUSTED_PROXIES'): string[] | false {
   const entries = value.split(/[\s,]+/).filter(Boolean);
   const bad = entries.find((entry) => !isAddressOrRange(entry));
-  if (bad !== undefined) throw new Error(`CDN_API_TRUSTED_PROXIES: ${JSON.stringify(bad)} is not an address, a CIDR or one of ${[...NAMED_RANGES].join(', ')}`);
+  if (bad !== undefined) throw new Error(`${variable}: ${JSON.stringify(bad)} is not an address, a CIDR or one of ${[...NAMED_RANGES].join(', ')}`);
   return entries.length > 0 ? entries : false;
 }

@@ -1,0 +1,27 @@
+/** A domain's cache settings (schemas/api/cache-settings.json), with the defaults filled in. */
+export type CacheSettings = {
+  caching_enabled: boolean;
+  default_edge_ttl_seconds: number;
+  browser_ttl_seconds: number;
+  respect_origin_cache_control: boolean;
+  query_string_mode: 'include' | 'sort' | 'ignore';
+  stale_while_revalidate_seconds: number;
+  stale_if_error_seconds: number;
+  development_mode: boolean;
+};
+
+const DEFAULTS: CacheSettings = {
+  caching_enabled: true,
+  default_edge_ttl_seconds: 3600,
+  browser_ttl_seconds: 14400,
+  respect_origin_cache_control: true,
+  query_string_mode: 'include',
+  stale_while_revalidate_seconds: 0,
+  stale_if_error_seconds: 0,
+  development_mode: false,
+};
+
+/** The snapshot's cache settings object over the defaults (the snapshot normally carries every field). */
+export function cacheSettings(raw: Record<string, unknown>): CacheSettings {
+  return { ...DEFAULTS, ...(raw as Partial<CacheSettings>) };
+}

@@ -1,0 +1,83 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PreparedRequest } from '../../shared/rules/compile.js';
+import type { ActiveConfig, ActiveDomain } from '../config/active-config.js';
+import type { EdgeResponse } from './response.js';
+
+/** What the edge reports to the core's security-event collector (schemas/api/security-event.json, less domain and client fields the log phase fills in). */
+export type SecurityFinding = {
+  kind: 'waf' | 'rate_limit' | 'ip_rule' | 'bot' | 'geo' | 'challenge';
+  action: 'block' | 'challenge' | 'allow' | 'log' | 'pass';
+  rule_id: string | null;
+  details?: Record<string, unknown>;
+};
+
+/** X-Cache values of a response (NONE: the edge answered itself: redirect, block, challenge, error page). */
+export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS' | 'EXPIRED' | 'STALE' | 'NONE';
+
+/** Page-rule settings in force for this request (docs/rules.md, page-rules). */
+export type PageSettings = {
+  cache_level?: 'bypass' | 'basic' | 'standard' | 'cache_everything';
+  edge_cache_ttl_seconds?: number;
+  browser_cache_ttl_seconds?: number;
+  always_use_https?: boolean;
+  security_level?: 'off' | 'low' | 'medium' | 'high' | 'under_attack';
+  disable_features?: ('waf' | 'rate_limit' | 'cache' | 'security_headers')[];
+};
+
+/**
+ * Everything one request carries through the pipeline. One object per request,
+ * filled in by the phases in order; fields a phase has not reached yet are unset.
+ */
+export class RequestContext {
+  /** The active config this request is served with (a swap never changes it mid-request). */
+  readonly config: ActiveConfig;
+  readonly requestId: string;
+  /** Wall-clock ms when the request arrived. */
+  readonly receivedAt: number;
+  /** The client address (the connecting address, or X-Forwarded-For's from a trusted proxy), canonical form. */
+  clientIp: string;
+  /** `http` or `https`: how the client reached the edge. */
+  scheme: 'http' | 'https';
+  /** The Host header, lower case, without port or trailing dot. */
+  host = '';
+  method: string;
+  /** The path of the request target, as sent (percent-encoding untouched). */
+  path = '/';
+  /** The query string without `?`, '' when none. */
+  query = '';
+  /** Set by the host phase: the domain serving this host. */
+  domain: ActiveDomain | undefined;
+  /** Set by the country phase: ISO 3166-1 alpha-2, or undefined when unknown. */
+  country: string | undefined;
+  /** Set after the country phase: the request facts every rule set matches against. */
+  facts: PreparedRequest | undefined;
+  /** Set by the page-rules phase. */
+  page: PageSettings | undefined;
+  /** The decided response; set by the phase that handled the request. */
+  response: EdgeResponse | undefined;
+  cacheStatus: CacheStatus = 'NONE';
+  /** The origin that answered (for usage and passive health). */
+  originId: string | undefined;
+  /** Security decisions taken on this request, reported by the log phase. */
+  readonly findings: SecurityFinding[] = [];
+  /** Body bytes written to the client, counted by the writer. */
+  bytesSent = 0;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    init: { config: ActiveConfig; requestId: string; clientIp: string; scheme: 'http' | 'https' },
+  ) {
+    this.config = init.config;
+    this.requestId = init.requestId;
+    this.clientIp = init.clientIp;
+    this.scheme = init.scheme;
+    this.method = req.method ?? 'GET';
+    this.receivedAt = Date.now();
+  }
+
+  /** True when a page rule switched `feature` off for this request. */
+  disabled(feature: 'waf' | 'rate_limit' | 'cache' | 'security_headers'): boolean {
+    return this.page?.disable_features?.includes(feature) === true;
+  }
+}
