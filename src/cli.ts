@@ -15,6 +15,7 @@ const commands = {
   validate: () => import('./commands/validate.js'),
   plan: () => import('./commands/plan.js'),
   reconcile: () => import('./commands/reconcile.js'),
+  edge: () => import('./commands/edge.js'),
 };
 
 /** Builds the `cdn` command tree; each action loads the configuration lazily so `--help` never needs it. */
@@ -26,11 +27,15 @@ export function buildCli(): Command {
   program
     .command('core')
     .description('start the core REST API (and an embedded PostgreSQL when DATABASE_URL is unset)')
-    .action(async () => (await commands.core()).runCore(config()));
+    .action(async () => void (await (await commands.core()).runCore(config())));
   program
     .command('local')
     .description('start the local stack: core on CDN_CORE_PORT, embedded PostgreSQL, bootstrapped admin (credentials printed)')
     .action(async () => (await commands.local()).runLocal(process.env));
+  program
+    .command('edge')
+    .description('start the edge proxy on CDN_EDGE_HTTP_PORT: CDN_EDGE_WORKERS workers serving the snapshot pulled from CDN_EDGE_CORE_URL with CDN_EDGE_TOKEN')
+    .action(async () => (await commands.edge()).runEdgeCommand(config()));
   program
     .command('migrate')
     .description('apply pending database migrations')

@@ -6,15 +6,16 @@ const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * `cdn core`: serves until SIGINT/SIGTERM/SIGHUP, then stops the server and any embedded
- * database cleanly. `banner` may print a greeting once the core listens.
+ * database cleanly (and runs `beforeExit`, e.g. stopping a local edge). `banner` may print a
+ * greeting once the core listens. Resolves with the core's URL.
  */
-export async function runCore(config: Config, banner?: (url: string) => string): Promise<void> {
+export async function runCore(config: Config, banner?: (url: string) => string, beforeExit?: () => Promise<void>): Promise<string> {
   const logger = createLogger(config);
   const core = await startCore(config, logger);
   if (banner) process.stdout.write(banner(core.url));
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
-    core.stop().then(
+    Promise.all([core.stop(), beforeExit?.()]).then(
       () => process.exit(0),
       (error: Error) => {
         logger.error({ err: error }, 'shutdown failed');
@@ -23,4 +24,5 @@ export async function runCore(config: Config, banner?: (url: string) => string):
     );
   };
   for (const signal of SHUTDOWN_SIGNALS) process.once(signal, () => shutdown(signal));
+  return core.url;
 }

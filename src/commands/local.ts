@@ -3,24 +3,26 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { runCore } from './core.js';
+import { startLocalEdge, type LocalEdge } from './local-edge.js';
 
 const LOCAL_ADMIN = 'admin';
 
-// The local admin's password is generated once and kept beside the embedded database.
-async function localAdminPassword(dataDir: string): Promise<string> {
-  const file = path.resolve(dataDir, 'local-admin-password');
+// The local admin's password and the local edge's token are generated once and kept beside the embedded database.
+async function localSecret(dataDir: string, name: string, make: () => string): Promise<string> {
+  const file = path.resolve(dataDir, name);
   const existing = await readFile(file, 'utf8').catch(() => undefined);
   if (existing?.trim()) return existing.trim();
-  const password = randomBytes(12).toString('base64url');
+  const secret = make();
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, `${password}\n`, { mode: 0o600 });
-  return password;
+  await writeFile(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
 
 /**
- * `cdn local`: the whole local stack in one process tree. For now the core on
- * CDN_CORE_PORT with the embedded PostgreSQL (unless DATABASE_URL is set) and a
- * bootstrapped admin whose credentials are printed.
+ * `cdn local`: the whole local stack in one process tree: the core on
+ * CDN_CORE_PORT with the embedded PostgreSQL (unless DATABASE_URL is set), a
+ * bootstrapped admin whose credentials are printed, and one edge on
+ * CDN_EDGE_HTTP_PORT with an edge token made for it.
  */
 export async function runLocal(env: NodeJS.ProcessEnv): Promise<void> {
   const base = loadConfig(env);
@@ -29,16 +31,25 @@ export async function runLocal(env: NodeJS.ProcessEnv): Promise<void> {
     : {
         CDN_BOOTSTRAP_ADMIN_USER: '1',
         CDN_BOOTSTRAP_ADMIN_USERNAME: LOCAL_ADMIN,
-        CDN_BOOTSTRAP_ADMIN_PASSWORD: await localAdminPassword(base.dataDir),
+        CDN_BOOTSTRAP_ADMIN_PASSWORD: await localSecret(base.dataDir, 'local-admin-password', () => randomBytes(12).toString('base64url')),
       };
-  const config = loadConfig({ ...env, ...admin });
-  await runCore(config, (url) => localBanner(url, config.bootstrapAdminUsername!, config.bootstrapAdminPassword!));
+  const edgeToken = base.edgeToken ?? (await localSecret(base.dataDir, 'local-edge-token', () => `cdnedge_${randomBytes(32).toString('base64url')}`));
+  const bootstrapEdge = base.bootstrapEdgeToken && base.bootstrapEdgeToken !== '0' ? {} : { CDN_BOOTSTRAP_EDGE_TOKEN: edgeToken };
+  const config = loadConfig({ ...env, ...admin, ...bootstrapEdge });
+  let edge: LocalEdge | undefined;
+  const coreUrl = await runCore(config, undefined, () => edge?.stop() ?? Promise.resolve());
+  edge = startLocalEdge(env, coreUrl, edgeToken, config.dataDir, (code) => {
+    process.stderr.write(`cdn: the local edge exited (code ${code}); stopping the local stack\n`);
+    process.kill(process.pid, 'SIGTERM');
+  });
+  process.stdout.write(localBanner(coreUrl, `http://${config.bind}:${config.edgeHttpPort}`, config.bootstrapAdminUsername!, config.bootstrapAdminPassword!));
 }
 
-function localBanner(url: string, username: string, password: string): string {
+function localBanner(url: string, edgeUrl: string, username: string, password: string): string {
   return [
     '',
     `  CDN core ready at ${url}`,
+    `  CDN edge starting at ${edgeUrl} (readiness: ${edgeUrl}/ready)`,
     `  admin username: ${username}`,
     `  admin password: ${password}`,
     '',

@@ -9,7 +9,8 @@ import { PostgresCluster } from '../../src/db/postgres-cluster.js';
 
 const STOP_TIMEOUT_MS = 15000;
 
-async function freePort(): Promise<number> {
+/** A loopback port free at the time of the call. */
+export async function freePort(): Promise<number> {
   const server = net.createServer().listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as net.AddressInfo;

@@ -1,0 +1,20 @@
+import type { Phase } from './phase.js';
+
+// Headers that name software and its version, and hop-by-hop headers of the
+// origin's connection, which must not reach the client.
+const REMOVED = ['server', 'x-powered-by', 'x-aspnet-version', 'x-aspnetmvc-version', 'x-runtime', 'x-generator', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'];
+
+/**
+ * hygiene (response phase, always runs last): removes the Server header and
+ * version tokens, drops hop-by-hop headers, and stamps the request id so a
+ * visitor's report can be found in the edge log. Never handles.
+ */
+export const hygienePhase: Phase = {
+  name: 'hygiene',
+  run(ctx) {
+    const headers = ctx.response!.headers;
+    for (let index = 0; index < REMOVED.length; index++) if (headers[REMOVED[index]] !== undefined) delete headers[REMOVED[index]];
+    headers['x-request-id'] = ctx.requestId;
+    return false;
+  },
+};

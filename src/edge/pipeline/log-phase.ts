@@ -1,0 +1,46 @@
+import type { SecurityEvent, UsageEvent } from '../worker/messages.js';
+import type { RequestContext } from './context.js';
+
+const MAX_PATH = 4096;
+const MAX_USER_AGENT = 1024;
+
+/** Where the log phase puts what it reports (the worker's bounded telemetry buffers). */
+export type TelemetrySink = {
+  usage(event: UsageEvent): void;
+  security(event: SecurityEvent): void;
+};
+
+function boundedPath(path: string): string {
+  return path.length > MAX_PATH ? path.slice(0, MAX_PATH) : path;
+}
+
+/**
+ * The log/telemetry phase: runs once per request when the client connection is
+ * done (the runner guarantees it). Requests for hosts no domain serves are not
+ * usage of any domain and are not reported.
+ */
+export function createLogPhase(sink: TelemetrySink): (ctx: RequestContext) => void {
+  return (ctx) => {
+    if (!ctx.domain) return;
+    const timestamp = Math.floor(ctx.receivedAt / 1000);
+    const path = boundedPath(ctx.path);
+    const status = ctx.res.headersSent ? ctx.res.statusCode : 499;
+    sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: ctx.cacheStatus.toLowerCase(), timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
+    for (const finding of ctx.findings) {
+      const userAgent = ctx.req.headers['user-agent'];
+      sink.security({
+        domain: ctx.host,
+        kind: finding.kind,
+        action: finding.action,
+        rule_id: finding.rule_id,
+        method: ctx.method.slice(0, 16),
+        path,
+        client_country: ctx.country ?? null,
+        client_ip: ctx.clientIp,
+        user_agent: userAgent ? userAgent.slice(0, MAX_USER_AGENT) : null,
+        ...(finding.details ? { details: finding.details } : {}),
+        timestamp,
+      });
+    }
+  };
+}

@@ -1,0 +1,36 @@
+import type { Logger } from 'pino';
+import type { RequestContext } from './context.js';
+
+/**
+ * Writes `ctx.response` to the client: a buffer in one `end`, a stream piped with
+ * backpressure (an origin error mid-body cuts the client connection, so a
+ * truncated body is never mistaken for a whole one). Counts body bytes sent.
+ */
+export function writeResponse(ctx: RequestContext, logger: Logger): void {
+  const { res } = ctx;
+  const response = ctx.response!;
+  const headOnly = ctx.method === 'HEAD' || response.status === 204 || response.status === 304;
+  res.writeHead(response.status, response.headers);
+  const body = response.body;
+  if (body === null || headOnly) {
+    if (body && !Buffer.isBuffer(body)) body.resume();
+    res.end();
+    return;
+  }
+  if (Buffer.isBuffer(body)) {
+    ctx.bytesSent = body.length;
+    res.end(body);
+    return;
+  }
+  body.on('data', (chunk: Buffer) => {
+    ctx.bytesSent += chunk.length;
+  });
+  body.once('error', (error) => {
+    logger.warn({ err: error, requestId: ctx.requestId }, 'response body failed mid-stream');
+    res.destroy();
+  });
+  res.once('close', () => {
+    if (!body.readableEnded) body.destroy();
+  });
+  body.pipe(res);
+}

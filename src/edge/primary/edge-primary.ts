@@ -1,0 +1,156 @@
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/load.js';
+import type { SnapshotDomain } from '../../shared/snapshot.js';
+import { EdgeAgent } from '../agent/edge-agent.js';
+import type { PulledSnapshot } from '../agent/snapshot-check.js';
+import { DiskCacheIndex } from '../cache/disk-index.js';
+import { OriginProber } from '../origin/prober.js';
+import type { AgentStatusView, ToPrimary, ToWorker } from '../worker/messages.js';
+import { PurgeCoordinator } from './purge-coordinator.js';
+
+const STATUS_INTERVAL_MS = 1000;
+const EVICT_INTERVAL_MS = 5000;
+const RESPAWN_DELAY_MS = 1000;
+
+type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSnapshot };
+
+/**
+ * The edge's primary process: runs the agent (register, heartbeat, config pull,
+ * telemetry push), the origin prober and the shared disk cache's index, forks
+ * the workers and keeps them on the active snapshot. It serves no traffic.
+ */
+export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: Record<string, string>): Promise<void> {
+  const workerCount = config.edgeWorkers || availableParallelism();
+  const agent = new EdgeAgent(config, logger);
+  const purges = new PurgeCoordinator(config.edgeDataDir);
+  const disk = new DiskCacheIndex(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes, logger);
+  const workerVersions = new Map<number, number>();
+  const reloadWaiters: { worker: Worker; id: number }[] = [];
+  let current: Current | undefined;
+  let stopping = false;
+  await Promise.all([purges.load(), disk.load()]);
+
+  const prober = new OriginProber({
+    intervalSeconds: config.edgeProbeIntervalSeconds,
+    onObservation: (observation) => {
+      agent.enqueueObservations([observation]);
+      broadcast({ t: 'probe', observations: [observation] });
+    },
+  });
+
+  function broadcast(message: ToWorker): void {
+    for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send(message);
+  }
+
+  async function activate(pulled: PulledSnapshot): Promise<void> {
+    const apexById = new Map(pulled.snapshot.domains.map((domain: SnapshotDomain) => [domain.id, domain.domain]));
+    const acks: string[] = [];
+    const failures: { id: string; error: string }[] = [];
+    for (const purge of purges.fresh(pulled.snapshot.purges)) {
+      try {
+        await disk.purge(purge, apexById.get(purge.domain_id));
+        acks.push(purge.id);
+      } catch (error) {
+        failures.push({ id: purge.id, error: `disk cache purge failed: ${(error as Error).message}`.slice(0, 500) });
+      }
+    }
+    purges.expect(pulled.version, acks, failures);
+    const message: Current['message'] = { t: 'snapshot', version: pulled.version, checksum: pulled.checksum, createdAt: pulled.createdAt, json: pulled.bytes.toString('utf8') };
+    current = { message, pulled };
+    prober.update(pulled.snapshot.domains);
+    broadcast(message);
+  }
+
+  async function settlePurges(): Promise<void> {
+    if (!current) return;
+    const alive = Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected());
+    if (!alive.length) return;
+    const lowest = Math.min(...alive.map((worker) => workerVersions.get(worker!.id) ?? -1));
+    const due = await purges.due(lowest, current.pulled.snapshot.purges);
+    if (due) agent.setPurgeResults(due.acks, due.failures);
+  }
+
+  function statusView(): AgentStatusView {
+    const status = agent.status();
+    return {
+      edge_id: agent.edgeId,
+      config: status.config as unknown as Record<string, unknown>,
+      heartbeat: status.heartbeat as unknown as Record<string, unknown>,
+      telemetry: status.telemetry as unknown as Record<string, Record<string, unknown>>,
+      purges: { applied: purges.appliedCount, failed: purges.failed, pending: purges.pendingCount },
+      workers: { configured: workerCount, alive: Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected()).length },
+      core_version: (status.config as { core_version?: number | null }).core_version ?? null,
+    };
+  }
+
+  function onWorkerMessage(worker: Worker, message: ToPrimary): void {
+    switch (message.t) {
+      case 'activated':
+        workerVersions.set(worker.id, message.version);
+        void settlePurges().catch((error: Error) => logger.error({ err: error }, 'purge settlement failed'));
+        return;
+      case 'activation-failed':
+        logger.error({ worker: worker.process.pid, version: message.version, error: message.error }, 'a worker could not activate the snapshot');
+        return;
+      case 'telemetry':
+        if (message.usage.length) agent.enqueueUsage(message.usage);
+        if (message.security.length) agent.enqueueSecurity(message.security);
+        if (message.observations.length) agent.enqueueObservations(message.observations);
+        agent.countWorkerDrops(message.dropped);
+        for (const stored of message.stored) disk.noteStored(stored.file, stored.size);
+        return;
+      case 'reload':
+        reloadWaiters.push({ worker, id: message.id });
+        void agent.pullNow().then(
+          (result) => answerReloads(result as unknown as Record<string, unknown>),
+          (error: Error) => answerReloads({ outcome: 'unreachable', detail: error.message }),
+        );
+        return;
+    }
+  }
+
+  function answerReloads(result: Record<string, unknown>): void {
+    for (const waiter of reloadWaiters.splice(0)) if (waiter.worker.isConnected()) waiter.worker.send({ t: 'reload-result', id: waiter.id, result } satisfies ToWorker);
+  }
+
+  function fork(): void {
+    const worker = cluster.fork(workerEnv);
+    worker.on('message', (message: ToPrimary) => onWorkerMessage(worker, message));
+    worker.once('online', () => {
+      if (current) worker.send(current.message);
+      worker.send({ t: 'status', status: statusView() } satisfies ToWorker);
+    });
+  }
+
+  cluster.on('exit', (worker, code, signal) => {
+    workerVersions.delete(worker.id);
+    if (stopping) return;
+    logger.error({ pid: worker.process.pid, code, signal }, 'edge worker exited; starting another');
+    setTimeout(() => !stopping && fork(), RESPAWN_DELAY_MS).unref();
+  });
+
+  agent.on('snapshot', (pulled: PulledSnapshot) => {
+    void activate(pulled).catch((error: Error) => logger.error({ err: error }, 'snapshot activation failed'));
+  });
+  await agent.start();
+  for (let index = 0; index < workerCount; index++) fork();
+
+  const statusTimer = setInterval(() => broadcast({ t: 'status', status: statusView() }), STATUS_INTERVAL_MS);
+  const evictTimer = setInterval(() => void disk.evict().catch((error: Error) => logger.warn({ err: error }, 'disk cache eviction failed')), EVICT_INTERVAL_MS);
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'edge shutting down');
+    clearInterval(statusTimer);
+    clearInterval(evictTimer);
+    prober.stop();
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.disconnect();
+    await agent.stop();
+    process.exit(0);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void shutdown(signal));
+}

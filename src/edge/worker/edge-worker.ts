@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/load.js';
+import { canonicalIp } from '../../shared/ip-address.js';
+import type { ConfigSnapshot } from '../../shared/snapshot.js';
+import { compileActiveConfig, domainForHost, type ActiveConfig } from '../config/active-config.js';
+import { RequestContext } from '../pipeline/context.js';
+import { errorPage } from '../pipeline/error-page.js';
+import { createEdgeEndpoints } from './edge-endpoints.js';
+import type { AgentStatusView, ToPrimary, ToWorker } from './messages.js';
+import { buildWorkerPipeline } from './pipeline-assembly.js';
+import { hostOf, splitTarget } from './request-target.js';
+import { TelemetryBuffer } from './telemetry-buffer.js';
+
+const EDGE_PATHS = new Set(['/health', '/ready']);
+const MAX_HEADER_BYTES = 16384;
+
+/** Request ids: a random per-worker prefix and a counter (unique, and cheaper than a UUID per request). */
+function requestIds(): () => string {
+  const prefix = randomBytes(6).toString('hex');
+  let counter = 0;
+  return () => `${prefix}-${(counter++).toString(36)}`;
+}
+
+/**
+ * One edge worker: a raw `node:http` server (shared listener) whose requests run
+ * the pipeline against the active snapshot, which the primary sends over IPC.
+ * The edge's own endpoints (Express) answer `/__cdn_reload_config`, and `/health`
+ * and `/ready` for hosts no domain serves.
+ */
+export async function runEdgeWorker(config: Config, logger: Logger): Promise<void> {
+  const send = (message: ToPrimary) => process.send?.(message);
+  let active: ActiveConfig | undefined;
+  let agentStatus: AgentStatusView | undefined;
+  const reloads = new Map<number, (result: Record<string, unknown>) => void>();
+  let reloadIds = 0;
+  const workers = config.edgeWorkers || 1;
+  const telemetry = new TelemetryBuffer(Math.max(100, Math.ceil(config.edgeTelemetryQueueMaxItems / workers)), send);
+  const pipeline = await buildWorkerPipeline({ config, logger, telemetry });
+  const endpoints = createEdgeEndpoints({
+    active: () => active,
+    agent: () => agentStatus,
+    reload: () =>
+      new Promise((resolve) => {
+        const id = ++reloadIds;
+        reloads.set(id, resolve);
+        send({ t: 'reload', id });
+        setTimeout(() => reloads.delete(id) && resolve({ outcome: 'unreachable', detail: 'the edge agent did not answer within 10 s' }), 10000).unref();
+      }),
+  });
+  const nextId = requestIds();
+
+  function activate(message: Extract<ToWorker, { t: 'snapshot' }>): void {
+    if (active && active.version === message.version && active.checksum === message.checksum) return;
+    try {
+      const snapshot = JSON.parse(message.json) as ConfigSnapshot;
+      const next = compileActiveConfig(snapshot, message.version, message.checksum);
+      const purgeIds = pipeline.onConfig(next, active === undefined);
+      active = next;
+      send({ t: 'activated', version: next.version, purgeIds });
+      logger.info({ version: next.version, domains: next.domainsById.size }, 'config activated');
+    } catch (error) {
+      logger.error({ err: error, version: message.version }, 'config activation failed');
+      send({ t: 'activation-failed', version: message.version, error: (error as Error).message });
+    }
+  }
+
+  process.on('message', (message: ToWorker) => {
+    switch (message.t) {
+      case 'snapshot':
+        return activate(message);
+      case 'status':
+        agentStatus = message.status;
+        return;
+      case 'probe':
+        return pipeline.onProbe(message.observations);
+      case 'reload-result': {
+        const resolve = reloads.get(message.id);
+        reloads.delete(message.id);
+        resolve?.(message.result);
+        return;
+      }
+    }
+  });
+
+  function contextOf(req: IncomingMessage, res: ServerResponse, config: ActiveConfig): RequestContext | undefined {
+    const target = splitTarget(req.url ?? '/');
+    const peer = canonicalIp(req.socket.remoteAddress ?? '') ?? req.socket.remoteAddress ?? '';
+    const ctx = new RequestContext(req, res, { config, requestId: nextId(), clientIp: pipeline.clientIp(req, peer), scheme: 'http' });
+    if (!target) return undefined;
+    ctx.path = target.path;
+    ctx.query = target.query;
+    ctx.host = hostOf(target.host ?? req.headers.host);
+    return ctx;
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    if (url.startsWith('/__cdn_reload_config')) return void endpoints(req, res);
+    if (!active) {
+      if (EDGE_PATHS.has(url.split('?')[0])) return void endpoints(req, res);
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '5' }).end('This CDN edge has no configuration yet.\n');
+      return;
+    }
+    const ctx = contextOf(req, res, active);
+    if (!ctx) {
+      const bad = new RequestContext(req, res, { config: active, requestId: nextId(), clientIp: req.socket.remoteAddress ?? '', scheme: 'http' });
+      bad.response = errorPage(bad, 400, 'The request target is not a path.');
+      return pipeline.runner.run(bad);
+    }
+    if (EDGE_PATHS.has(ctx.path) && !domainForHost(active, ctx.host)) return void endpoints(req, res);
+    pipeline.runner.run(ctx);
+  }
+
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65000, headersTimeout: 20000, requestTimeout: 0 }, handle);
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (!active) return void socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    const res = new http.ServerResponse(req);
+    const ctx = contextOf(req, res, active);
+    if (!ctx) return void socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    pipeline.upgrade(ctx, socket, head);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(config.edgeHttpPort, config.bind, resolve));
+
+  const stop = () => {
+    telemetry.stop();
+    server.close();
+    server.closeIdleConnections();
+    pipeline.close();
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => undefined);
+  process.once('disconnect', stop);
+}

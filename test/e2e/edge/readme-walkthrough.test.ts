@@ -1,0 +1,60 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { freePort } from '../../support/cluster.js';
+import { createTestDatabase, dropTestDatabase } from '../../support/database.js';
+
+const run = promisify(execFile);
+
+/** The README's walk-through block, with the documented ports replaced by free ones. */
+async function walkthrough(ports: { core: number; edge: number; origin: number }): Promise<string> {
+  const readme = await readFile('README.md', 'utf8');
+  const start = readme.indexOf('```sh', readme.indexOf('<!-- walkthrough:'));
+  const block = readme.slice(readme.indexOf('\n', start) + 1, readme.indexOf('```', start + 5));
+  return block.replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.core}`).replaceAll('127.0.0.1:8081', `127.0.0.1:${ports.edge}`).replaceAll('9000', String(ports.origin));
+}
+
+// `npm start` (= `cdn local`) runs the core and one edge; the README shows a newcomer the whole path.
+describe('the README walk-through: npm start, one site, a MISS then a HIT through the edge', function () {
+  this.timeout(120000);
+  let local: ChildProcess;
+  let output = '';
+  let dataDir: string;
+  let databaseUrl: string | undefined;
+
+  after(async () => {
+    if (local && local.exitCode === null) {
+      const exited = new Promise((resolve) => local.once('exit', resolve));
+      local.kill('SIGINT');
+      await exited;
+    }
+    if (databaseUrl) await dropTestDatabase(databaseUrl);
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the origin through the edge and caches it', async () => {
+    const ports = { core: await freePort(), edge: await freePort(), origin: await freePort() };
+    dataDir = await mkdtemp(path.join(tmpdir(), 'cdn-local-'));
+    databaseUrl = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
+    local = spawn(process.execPath, ['bin/cdn.js', 'local'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CDN_DATA_DIR: dataDir, CDN_CORE_PORT: String(ports.core), CDN_EDGE_HTTP_PORT: String(ports.edge), CDN_EDGE_WORKERS: '1', CDN_LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    local.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    local.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const deadline = Date.now() + 60000;
+    while (!output.includes('CDN core ready')) {
+      if (local.exitCode !== null || Date.now() > deadline) throw new Error(`cdn local did not start:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const script = await walkthrough(ports);
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60000 });
+    const answers = stdout.split(/\r?\n(?=HTTP\/1\.1 )/);
+    expect(answers, stdout).to.have.length(2);
+    expect(answers[0]).to.match(/^HTTP\/1\.1 200/).and.to.match(/x-cache: MISS/i).and.to.contain('hello from the origin');
+    expect(answers[1]).to.match(/^HTTP\/1\.1 200/).and.to.match(/x-cache: HIT/i).and.to.contain('hello from the origin');
+  });
+});

@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './cluster.js';
+import { rawRequest, type RawRequest, type RawResponse } from './raw-http.js';
+
+const CDN_BIN = path.resolve('bin/cdn.js');
+const START_TIMEOUT_MS = 30000;
+const STOP_TIMEOUT_MS = 15000;
+
+export type EdgeProcessOptions = { coreUrl: string; token: string; edgeId?: string; workers?: number; dataDir?: string; env?: Record<string, string>; waitReady?: boolean };
+
+/** A real `cdn edge` process (primary + workers) on a free loopback port, with its output kept for failure messages. */
+export class EdgeProcess {
+  output = '';
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    readonly dataDir: string,
+    private readonly ownDataDir: boolean,
+  ) {
+    child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+  }
+
+  static async start(options: EdgeProcessOptions): Promise<EdgeProcess> {
+    const port = await freePort();
+    const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'cdn-edge-')));
+    const child = spawn(process.execPath, [CDN_BIN, 'edge'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        CDN_LOG_LEVEL: 'warn',
+        CDN_EDGE_CORE_URL: options.coreUrl,
+        CDN_EDGE_TOKEN: options.token,
+        CDN_EDGE_ID: options.edgeId ?? 'test-edge',
+        CDN_EDGE_WORKERS: String(options.workers ?? 2),
+        CDN_EDGE_HTTP_PORT: String(port),
+        CDN_EDGE_DATA_DIR: dataDir,
+        CDN_EDGE_HEARTBEAT_SECONDS: '1',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const edge = new EdgeProcess(child, port, dataDir, options.dataDir === undefined);
+    if (options.waitReady !== false) await edge.waitReady();
+    return edge;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Waits until every worker could answer /ready with 200 (a snapshot is active). */
+  async waitReady(minVersion = 0, timeoutMs = START_TIMEOUT_MS): Promise<Record<string, any>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.child.exitCode !== null) throw new Error(`cdn edge exited with ${this.child.exitCode}:\n${this.output}`);
+      const ready = await fetch(`${this.url}/ready`).then(
+        async (response) => (response.status === 200 ? ((await response.json()) as Record<string, any>) : undefined),
+        () => undefined,
+      );
+      if (ready && ready.config.version >= minVersion && ready.workers?.alive === ready.workers?.configured) return ready;
+      if (Date.now() > deadline) throw new Error(`cdn edge not ready (version >= ${minVersion}) in ${timeoutMs} ms:\n${this.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** A request to the edge for `host`. */
+  request(host: string, pathWithQuery: string, init: Omit<RawRequest, 'port' | 'host' | 'path'> = {}): Promise<RawResponse> {
+    return rawRequest({ ...init, port: this.port, host, path: pathWithQuery });
+  }
+
+  /** Stops the edge (SIGTERM, then SIGKILL) and removes its data folder unless the caller owns it. */
+  async stop(options: { keepData?: boolean; signal?: NodeJS.Signals } = {}): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      this.child.kill(options.signal ?? 'SIGTERM');
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (this.ownDataDir && !options.keepData) await rm(this.dataDir, { recursive: true, force: true });
+  }
+}
