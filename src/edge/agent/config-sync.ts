@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { CoreRequestError, describeAnswer, type CoreClient } from './core-client.js';
-import { ANSWER_ENVELOPE_BYTES, checkConfigAnswer, type PulledSnapshot } from './snapshot-check.js';
+import { ANSWER_ENVELOPE_BYTES, announcedSnapshot, checkConfigAnswer, type PulledSnapshot } from './snapshot-check.js';
 import { loadLastKnownGood, saveLastKnownGood } from './snapshot-store.js';
 
 export type SnapshotSource = 'disk' | 'core';
@@ -133,7 +133,11 @@ export class ConfigSync extends EventEmitter {
       body = answer.body;
     } catch (error) {
       if (error instanceof CoreRequestError && error.kind === 'too_large') {
-        return this.refuse(`config answer exceeds ${this.options.maxBytes + ANSWER_ENVELOPE_BYTES} bytes (CDN_EDGE_CONFIG_MAX_BYTES ${this.options.maxBytes})`, undefined, undefined);
+        // Cut off while downloading: its head still says which version to stop asking for.
+        const announced = error.head ? announcedSnapshot(error.head) : undefined;
+        if (announced) this.announced(announced.version);
+        const reason = `config answer of more than ${this.options.maxBytes + ANSWER_ENVELOPE_BYTES} bytes: the snapshot exceeds CDN_EDGE_CONFIG_MAX_BYTES (${this.options.maxBytes})`;
+        return this.refuse(reason, announced?.version, announced?.checksum);
       }
       return this.pullFailed(error instanceof Error ? error.message : String(error));
     }

@@ -3,19 +3,20 @@
 // node:http rather than fetch so the answer size is bounded before it is buffered.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { signedHeaders } from '../../shared/signing.js';
 
 const EDGE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const TOKEN = /^[\x21-\x7e]{1,512}$/;
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_ANSWER_BYTES = 8 * 1024 * 1024;
-const DECODERS: Record<string, (input: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>> = {
-  gzip: promisify(gunzip),
-  'x-gzip': promisify(gunzip),
-  deflate: promisify(inflate),
-  br: promisify(brotliDecompress),
+const HEAD_BYTES = 4096;
+const DECODERS: Record<string, () => Transform> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
 };
 
 /** An answer of the core, whatever its status; `body` is decompressed. */
@@ -26,6 +27,8 @@ export class CoreRequestError extends Error {
   constructor(
     message: string,
     readonly kind: 'unreachable' | 'timeout' | 'too_large' | 'bad_answer',
+    /** For too_large: the first decoded bytes, enough to read what the answer was about. */
+    readonly head?: Buffer,
   ) {
     super(message);
   }
@@ -109,46 +112,46 @@ function parseCoreUrl(text: string): URL {
   return url;
 }
 
-/** Reads the body up to `limit` bytes on the wire and once decoded. */
-async function readAnswer(response: IncomingMessage, limit: number): Promise<CoreAnswer> {
-  const wire = await readBounded(response, limit);
+/** Reads the body, decoding it as it arrives, up to `limit` bytes on the wire and once decoded. */
+function readAnswer(response: IncomingMessage, limit: number): Promise<CoreAnswer> {
   const encoding = String(response.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  let body = wire;
-  if (encoding !== 'identity' && wire.length > 0) {
-    const decode = DECODERS[encoding];
-    if (!decode) throw new CoreRequestError(`core answered an unknown content-encoding ${JSON.stringify(encoding.slice(0, 40))}`, 'bad_answer');
-    try {
-      body = await decode(wire, { maxOutputLength: limit });
-    } catch (error) {
-      if (error instanceof RangeError) throw tooLarge(limit);
-      throw new CoreRequestError(`core answer is not valid ${encoding}: ${oneLine((error as Error).message)}`, 'bad_answer');
-    }
+  const decoder = encoding === 'identity' ? undefined : DECODERS[encoding]?.();
+  if (encoding !== 'identity' && !decoder) {
+    response.destroy();
+    return Promise.reject(new CoreRequestError(`core answered an unknown content-encoding ${JSON.stringify(encoding.slice(0, 40))}`, 'bad_answer'));
   }
-  const status = response.statusCode ?? 0;
-  const requestId = typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'].slice(0, 128) : undefined;
-  return { status, body, requestId, json: <T>() => JSON.parse(body.toString('utf8')) as T };
-}
-
-function readBounded(response: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    let wireBytes = 0;
     let size = 0;
+    const fail = (error: CoreRequestError) => {
+      response.destroy();
+      decoder?.destroy();
+      reject(error);
+    };
+    const output = decoder ?? response;
     response.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        response.destroy();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
+      wireBytes += chunk.length;
+      if (wireBytes > limit) fail(tooLarge(limit, Buffer.concat(chunks)));
     });
-    response.on('end', () => resolve(Buffer.concat(chunks)));
-    response.on('error', (error) => reject(new CoreRequestError(`core answer cut off: ${oneLine(error.message)}`, 'unreachable')));
+    output.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) fail(tooLarge(limit, Buffer.concat([...chunks, chunk])));
+      else chunks.push(chunk);
+    });
+    output.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const requestId = typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'].slice(0, 128) : undefined;
+      resolve({ status: response.statusCode ?? 0, body, requestId, json: <T>() => JSON.parse(body.toString('utf8')) as T });
+    });
+    response.on('error', (error) => fail(new CoreRequestError(`core answer cut off: ${oneLine(error.message)}`, 'unreachable')));
+    decoder?.on('error', (error) => fail(new CoreRequestError(`core answer is not valid ${encoding}: ${oneLine(error.message)}`, 'bad_answer')));
+    if (decoder) response.pipe(decoder);
   });
 }
 
-function tooLarge(limit: number): CoreRequestError {
-  return new CoreRequestError(`core answer exceeds ${limit} bytes`, 'too_large');
+function tooLarge(limit: number, received: Buffer): CoreRequestError {
+  return new CoreRequestError(`core answer exceeds ${limit} bytes`, 'too_large', received.subarray(0, HEAD_BYTES));
 }
 
 /** `text` on one line, bounded: for messages that end up in logs and /ready. */

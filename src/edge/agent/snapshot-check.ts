@@ -47,6 +47,14 @@ export function checkConfigAnswer(body: Buffer, maxBytes: number): ConfigAnswerC
   return 'reason' in check ? { kind: 'invalid', reason: check.reason, version, checksum } : { kind: 'snapshot', pulled: check };
 }
 
+/** The version and checksum a config answer announces before its snapshot, read from its first bytes (an answer cut off for its size). */
+export function announcedSnapshot(head: Buffer): { version: number; checksum: string } | undefined {
+  const keyAt = head.indexOf(SNAPSHOT_KEY);
+  if (keyAt === -1) return undefined;
+  const data = dataOf(parseJson(Buffer.concat([head.subarray(0, keyAt + SNAPSHOT_KEY.length), Buffer.from('null}}')])));
+  return data && isVersion(data.version) && typeof data.checksum === 'string' && CHECKSUM.test(data.checksum) ? { version: data.version, checksum: data.checksum } : undefined;
+}
+
 /** Checks snapshot bytes against their announced checksum, then size, schema and compilation; never throws. */
 export function checkSnapshotBytes(bytes: Buffer, meta: { version: number; checksum: string; createdAt: number | null }, maxBytes: number): PulledSnapshot | { reason: string } {
   if (bytes.length > maxBytes) return { reason: `snapshot of ${bytes.length} bytes exceeds CDN_EDGE_CONFIG_MAX_BYTES (${maxBytes})` };
