@@ -29,6 +29,8 @@ export type ConfigSyncStatus = {
   last_success_at: number | null;
   core_version: number | null;
   behind_since: number | null;
+  /** Seconds since the edge last knew it served the core's newest version (0 now; null before any pull worked). */
+  stale_seconds: number | null;
 };
 
 export type ConfigSyncOptions = { client: CoreClient; dataDir: string; maxBytes: number; refreshSeconds: number; logger: Logger };
@@ -47,7 +49,7 @@ export interface ConfigSync {
 export class ConfigSync extends EventEmitter {
   private active: PulledSnapshot | undefined;
   private readonly counters = { reloads: 0, reload_failures: 0, pull_failures: 0 };
-  private state: Omit<ConfigSyncStatus, 'version' | 'checksum' | 'created_at' | 'reloads' | 'reload_failures' | 'pull_failures'> = {
+  private state: Omit<ConfigSyncStatus, 'version' | 'checksum' | 'created_at' | 'reloads' | 'reload_failures' | 'pull_failures' | 'stale_seconds'> = {
     loaded_at: null,
     source: null,
     last_reload_error: null,
@@ -104,7 +106,14 @@ export class ConfigSync extends EventEmitter {
 
   status(): ConfigSyncStatus {
     const active = this.active;
-    return { version: active?.version ?? null, checksum: active?.checksum ?? null, created_at: active?.createdAt ?? null, ...this.counters, ...this.state };
+    return { version: active?.version ?? null, checksum: active?.checksum ?? null, created_at: active?.createdAt ?? null, ...this.counters, ...this.state, stale_seconds: this.staleSeconds() };
+  }
+
+  private staleSeconds(): number | null {
+    const { behind_since: behindSince, last_success_at: lastSuccess, last_pull_error: pullError } = this.state;
+    if (lastSuccess === null) return null;
+    const since = behindSince ?? (pullError === null ? undefined : lastSuccess);
+    return since === undefined ? 0 : Math.max(0, nowSeconds() - since);
   }
 
   private schedule(delayMs: number): void {

@@ -38,7 +38,7 @@ export type SendOptions = { maxAnswerBytes?: number };
 
 export type CoreClient = {
   readonly edgeId: string;
-  /** Sends one signed request; resolves with any HTTP answer, rejects only with CoreRequestError. */
+  /** Sends one signed request with `body` as JSON; resolves with any HTTP answer, rejects with CoreRequestError when none came. */
   send(method: string, pathWithQuery: string, body?: unknown, options?: SendOptions): Promise<CoreAnswer>;
   /** Closes idle keep-alive connections. */
   close(): void;

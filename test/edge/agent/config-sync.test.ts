@@ -66,7 +66,7 @@ describe('edge agent: config sync against a real core', () => {
     expect(seen).to.have.length(1);
     expect(seen[0].source).to.equal('core');
     expect(seen[0].pulled.snapshot.domains.map((domain) => domain.domain)).to.include('sync-one.example');
-    expect(sync.status()).to.include({ version, source: 'core', reloads: 1, reload_failures: 0, pull_failures: 0, core_version: version, behind_since: null });
+    expect(sync.status()).to.include({ version, source: 'core', reloads: 1, reload_failures: 0, pull_failures: 0, core_version: version, behind_since: null, stale_seconds: 0 });
     expect(await sync.pullNow()).to.deep.equal({ outcome: 'unchanged', version });
     expect(proxy.to('/api/v1/edge/config').at(-1)!.path).to.equal(`/api/v1/edge/config?if_version=${version}`);
   });
@@ -111,6 +111,7 @@ describe('edge agent: config sync against a real core', () => {
     expect(status).to.include({ version: pulled.version, source: 'disk', reload_failures: 0 });
     expect(status.pull_failures).to.be.at.least(1);
     expect(status.last_pull_error).to.match(/^core unreachable: /);
+    expect(status.stale_seconds).to.equal(null);
   });
 
   it('ignores a truncated last-known-good file, saying why, and pulls from the core', async () => {
@@ -164,6 +165,7 @@ describe('edge agent: config sync against a real core', () => {
       expect(status).to.include({ version: active.version, reload_failures: 1, core_version: bad });
       expect(status.last_reload_error).to.match(reason);
       expect(status.behind_since).to.be.a('number');
+      expect(status.stale_seconds).to.be.within(0, 5);
       // After the refusal the edge asks about the refused version (not_modified) instead of downloading it every poll.
       expect(proxy.to('/api/v1/edge/config').slice(-2).map((seen) => seen.path)).to.deep.equal(Array(2).fill(`/api/v1/edge/config?if_version=${bad}`));
 
