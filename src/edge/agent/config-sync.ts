@@ -1,0 +1,239 @@
+// Keeps the edge's active config snapshot: the last-known-good from disk at start,
+// then a poll of the core every refreshSeconds. A snapshot is activated (saved,
+// then announced with 'snapshot') only after every check of snapshot-check.ts;
+// anything else keeps the active one and is counted.
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { CoreRequestError, describeAnswer, type CoreClient } from './core-client.js';
+import { ANSWER_ENVELOPE_BYTES, announcedSnapshot, checkConfigAnswer, type PulledSnapshot } from './snapshot-check.js';
+import { loadLastKnownGood, saveLastKnownGood } from './snapshot-store.js';
+
+export type SnapshotSource = 'disk' | 'core';
+export type PullOutcome = { outcome: 'updated' | 'unchanged' | 'invalid' | 'unreachable' | 'none'; version: number | null; detail?: string };
+
+/** Times are unix seconds; `null` until it happened. */
+export type ConfigSyncStatus = {
+  version: number | null;
+  checksum: string | null;
+  created_at: number | null;
+  loaded_at: number | null;
+  source: SnapshotSource | null;
+  reloads: number;
+  reload_failures: number;
+  last_reload_error: string | null;
+  last_reload_error_at: number | null;
+  last_save_error: string | null;
+  pull_failures: number;
+  last_pull_error: string | null;
+  last_pull_at: number | null;
+  last_success_at: number | null;
+  core_version: number | null;
+  behind_since: number | null;
+  /** Seconds since the edge last knew it served the core's newest version (0 now; null before any pull worked). */
+  stale_seconds: number | null;
+};
+
+export type ConfigSyncOptions = { client: CoreClient; dataDir: string; maxBytes: number; refreshSeconds: number; logger: Logger };
+
+/** A refused version is downloaded again at most this often, in case what failed was transient. */
+const REFUSED_RETRY_MS = 60_000;
+const CONFIG_PATH = '/api/v1/edge/config';
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export interface ConfigSync {
+  on(event: 'snapshot', listener: (pulled: PulledSnapshot, source: SnapshotSource) => void): this;
+}
+
+/** Pulls, checks, stores and announces config snapshots; never throws once started. */
+export class ConfigSync extends EventEmitter {
+  private active: PulledSnapshot | undefined;
+  private readonly counters = { reloads: 0, reload_failures: 0, pull_failures: 0 };
+  private state: Omit<ConfigSyncStatus, 'version' | 'checksum' | 'created_at' | 'reloads' | 'reload_failures' | 'pull_failures' | 'stale_seconds'> = {
+    loaded_at: null,
+    source: null,
+    last_reload_error: null,
+    last_reload_error_at: null,
+    last_save_error: null,
+    last_pull_error: null,
+    last_pull_at: null,
+    last_success_at: null,
+    core_version: null,
+    behind_since: null,
+  };
+  /** The version the core offers that this edge refused, with its checksum (or reason when unknown) and when it was last downloaded. */
+  private refused: { version: number | undefined; key: string; at: number } | undefined;
+  private readonly refusedKeys = new Set<string>();
+  private inFlight: Promise<PullOutcome> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+
+  constructor(private readonly options: ConfigSyncOptions) {
+    super();
+  }
+
+  /** Activates the last-known-good from disk (if any and valid), then starts polling at once; resolves after the disk step. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    const loaded = await loadLastKnownGood(this.options.dataDir, this.options.maxBytes);
+    if (loaded.kind === 'loaded') this.activate(loaded.pulled, 'disk');
+    else if (loaded.kind === 'corrupt') {
+      this.options.logger.warn({ reason: loaded.reason }, 'ignoring the last-known-good snapshot on disk');
+      this.counters.reload_failures++;
+      this.state.last_reload_error = loaded.reason;
+      this.state.last_reload_error_at = nowSeconds();
+    }
+    if (!this.stopped) this.schedule(0);
+  }
+
+  /** Stops polling; a pull in flight finishes but schedules nothing. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The active snapshot, if any. */
+  current(): PulledSnapshot | undefined {
+    return this.active;
+  }
+
+  /** Pulls now (joining a pull already in flight) and says what came of it. */
+  pullNow(): Promise<PullOutcome> {
+    this.inFlight ??= this.pull().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  status(): ConfigSyncStatus {
+    const active = this.active;
+    return { version: active?.version ?? null, checksum: active?.checksum ?? null, created_at: active?.createdAt ?? null, ...this.counters, ...this.state, stale_seconds: this.staleSeconds() };
+  }
+
+  private staleSeconds(): number | null {
+    const { behind_since: behindSince, last_success_at: lastSuccess, last_pull_error: pullError } = this.state;
+    if (lastSuccess === null) return null;
+    const since = behindSince ?? (pullError === null ? undefined : lastSuccess);
+    return since === undefined ? 0 : Math.max(0, nowSeconds() - since);
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.pullNow().finally(() => {
+        if (!this.stopped && !this.timer) this.schedule(this.options.refreshSeconds * 1000);
+      });
+    }, delayMs);
+  }
+
+  /** The version to ask about: a refused one is asked about (answered not_modified) instead of being downloaded every poll. */
+  private ifVersion(): number | undefined {
+    const refused = this.refused;
+    if (refused?.version !== undefined && Date.now() - refused.at < REFUSED_RETRY_MS) return refused.version;
+    return this.active?.version;
+  }
+
+  private async pull(): Promise<PullOutcome> {
+    const ifVersion = this.ifVersion();
+    const target = ifVersion === undefined ? CONFIG_PATH : `${CONFIG_PATH}?if_version=${ifVersion}`;
+    let body: Buffer;
+    try {
+      const answer = await this.options.client.send('GET', target, undefined, { maxAnswerBytes: this.options.maxBytes + ANSWER_ENVELOPE_BYTES });
+      if (answer.status !== 200) return this.pullFailed(`core answered ${describeAnswer(answer)}`);
+      body = answer.body;
+    } catch (error) {
+      if (error instanceof CoreRequestError && error.kind === 'too_large') {
+        // Cut off while downloading: its head still says which version to stop asking for.
+        const announced = error.head ? announcedSnapshot(error.head) : undefined;
+        if (announced) this.announced(announced.version);
+        const reason = `config answer of more than ${this.options.maxBytes + ANSWER_ENVELOPE_BYTES} bytes: the snapshot exceeds CDN_EDGE_CONFIG_MAX_BYTES (${this.options.maxBytes})`;
+        return this.refuse(reason, announced?.version, announced?.checksum);
+      }
+      return this.pullFailed(error instanceof Error ? error.message : String(error));
+    }
+    this.pullSucceeded();
+    const check = checkConfigAnswer(body, this.options.maxBytes);
+    switch (check.kind) {
+      case 'none':
+        this.announced(null);
+        return { outcome: 'none', version: this.active?.version ?? null, detail: 'no snapshot has been published yet' };
+      case 'not_modified':
+        this.announced(check.version);
+        if (this.refused?.version === check.version) return { outcome: 'invalid', version: this.active?.version ?? null, detail: this.state.last_reload_error ?? undefined };
+        return { outcome: 'unchanged', version: check.version };
+      case 'invalid':
+        if (check.version !== undefined) this.announced(check.version);
+        return this.refuse(check.reason, check.version, check.checksum);
+      case 'snapshot':
+        this.announced(check.pulled.version);
+        return this.accept(check.pulled);
+    }
+  }
+
+  private async accept(pulled: PulledSnapshot): Promise<PullOutcome> {
+    const active = this.active;
+    if (active && active.version === pulled.version && active.checksum === pulled.checksum) return { outcome: 'unchanged', version: pulled.version };
+    try {
+      await saveLastKnownGood(this.options.dataDir, pulled);
+      this.state.last_save_error = null;
+    } catch (error) {
+      // Serving the new config matters more than the copy for the next restart.
+      this.state.last_save_error = (error as Error).message;
+      this.options.logger.error({ err: error, version: pulled.version }, 'could not save the last-known-good snapshot');
+    }
+    this.refused = undefined;
+    this.refusedKeys.clear();
+    this.activate(pulled, 'core');
+    return { outcome: 'updated', version: pulled.version };
+  }
+
+  private activate(pulled: PulledSnapshot, source: SnapshotSource): void {
+    this.active = pulled;
+    this.counters.reloads++;
+    this.state.loaded_at = nowSeconds();
+    this.state.source = source;
+    this.updateBehind();
+    this.options.logger.info({ version: pulled.version, checksum: pulled.checksum, bytes: pulled.bytes.length, source }, 'activated config snapshot');
+    this.emit('snapshot', pulled, source);
+  }
+
+  /** Keeps the active snapshot; counts a refused snapshot once per checksum (or reason), reports it every time. */
+  private refuse(reason: string, version: number | undefined, checksum: string | undefined): PullOutcome {
+    const key = checksum ?? reason;
+    this.refused = { version, key, at: Date.now() };
+    this.state.last_reload_error = version === undefined ? reason : `version ${version}: ${reason}`;
+    this.state.last_reload_error_at = nowSeconds();
+    if (!this.refusedKeys.has(key)) {
+      this.refusedKeys.add(key);
+      this.counters.reload_failures++;
+      this.options.logger.warn({ version, checksum, reason, active_version: this.active?.version }, 'refused a config snapshot; keeping the active one');
+    }
+    return { outcome: 'invalid', version: this.active?.version ?? null, detail: this.state.last_reload_error };
+  }
+
+  private pullFailed(message: string): PullOutcome {
+    if (this.state.last_pull_error === null) this.options.logger.warn({ error: message }, 'config pull failed; serving the active snapshot');
+    this.counters.pull_failures++;
+    this.state.last_pull_error = message;
+    this.state.last_pull_at = nowSeconds();
+    return { outcome: 'unreachable', version: this.active?.version ?? null, detail: message };
+  }
+
+  private pullSucceeded(): void {
+    if (this.state.last_pull_error !== null) this.options.logger.info('config pull works again');
+    this.state.last_pull_error = null;
+    this.state.last_pull_at = this.state.last_success_at = nowSeconds();
+  }
+
+  /** Records the version the core offers, and since when the active one differs from it. */
+  private announced(version: number | null): void {
+    this.state.core_version = version;
+    this.updateBehind();
+  }
+
+  private updateBehind(): void {
+    const version = this.state.core_version;
+    const behind = version !== null && version !== this.active?.version;
+    if (!behind) this.state.behind_since = null;
+    else this.state.behind_since ??= nowSeconds();
+  }
+}
