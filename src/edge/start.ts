@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
 import { ConfigError, type Config } from '../config/load.js';
-import { resolveEdgeId } from './agent/edge-id.js';
+import { resolveEdgeId } from './agent/edge-agent.js';
 import { runEdgePrimary } from './primary/edge-primary.js';
 import { runEdgeWorker } from './worker/edge-worker.js';
 

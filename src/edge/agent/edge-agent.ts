@@ -13,7 +13,8 @@ import { createCoreClient, oneLine, type CoreClient } from './core-client.js';
 import { EdgeHeartbeat, type HeartbeatStatus, type PurgeFailure } from './heartbeat.js';
 import type { PulledSnapshot } from './snapshot-check.js';
 import { serializedSize, type OriginObservation, type SecurityEvent, type UsageEvent } from './telemetry-items.js';
-import { TelemetryShipper, type ShipperStatus } from './telemetry-shipper.js';
+import { TelemetryShipper, type Batch, type ShipperStatus } from './telemetry-shipper.js';
+import { takeSpool, writeSpool } from './telemetry-spool.js';
 
 type AgentConfig = Pick<
   Config,
@@ -122,17 +123,28 @@ export class EdgeAgent extends EventEmitter {
 
   /** Activates the last-known-good snapshot from disk (emitting 'snapshot'), then starts every loop; resolves after the disk step. */
   async start(): Promise<void> {
+    await this.restoreSpool();
     await this.sync.start();
     this.heartbeat.start();
     for (const shipper of this.shippers) shipper.start();
   }
 
-  /** Stops every loop and ships what the queues hold, within `timeoutMs` in all. */
+  /** Stops every loop and ships what the queues hold, within `timeoutMs` in all; usage and security events still undelivered are spooled to disk for the next start. */
   async stop(timeoutMs = DEFAULT_STOP_TIMEOUT_MS): Promise<void> {
     this.sync.stop();
     this.heartbeat.stop();
     await Promise.all(this.shippers.map((shipper) => shipper.flush(timeoutMs)));
     this.client.close();
+    const spool = { usage: this.shipperOf.usage.drain(), security: this.shipperOf.security.drain() };
+    await writeSpool(this.options.config.edgeDataDir, spool).catch((error: Error) => this.options.logger.error({ err: error }, 'could not write the telemetry spool; undelivered events are lost'));
+  }
+
+  // Origin health observations are not spooled: minutes later they no longer say anything about routing.
+  private async restoreSpool(): Promise<void> {
+    const { spool, problem } = await takeSpool(this.options.config.edgeDataDir);
+    if (problem) this.options.logger.warn({ problem }, 'ignored the telemetry spool');
+    this.shipperOf.usage.restore(spool.usage as Batch<UsageEvent>[]);
+    this.shipperOf.security.restore(spool.security as Batch<SecurityEvent>[]);
   }
 
   /** Pulls the config now (what /__cdn_reload_config runs). */

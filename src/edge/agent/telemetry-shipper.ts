@@ -38,7 +38,8 @@ export type ShipperStatus = {
   last_flush_at: number | null;
 };
 
-type Batch<T> = { items: T[]; key: string | undefined };
+/** Items sent together, under one idempotency key for every retry. */
+export type Batch<T> = { items: T[]; key: string | undefined };
 type SendResult = 'done' | 'retry';
 
 const BACKOFF_FIRST_MS = 1000;
@@ -89,6 +90,25 @@ export class TelemetryShipper<T> {
     };
     await Promise.race([drain(), new Promise<void>((resolve) => (timeout = setTimeout(resolve, Math.max(0, timeoutMs))))]);
     clearTimeout(timeout);
+  }
+
+  /**
+   * Takes out everything not delivered: the batches formed (with their keys, so a batch the core
+   * may have counted before its answer was lost is still counted once), then the queue in batches.
+   * For the spool a stopping edge writes.
+   */
+  drain(): Batch<T>[] {
+    const batches = this.pending.splice(0);
+    for (;;) {
+      const { items } = this.options.queue.takeBatch(this.options.batchSize, this.options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES);
+      if (items.length === 0) return batches;
+      batches.push(this.newBatch(items));
+    }
+  }
+
+  /** Puts spooled batches back in front of the queue, keys kept. */
+  restore(batches: readonly Batch<T>[]): void {
+    this.pending.unshift(...batches);
   }
 
   status(): ShipperStatus {

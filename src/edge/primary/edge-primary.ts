@@ -24,7 +24,9 @@ type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSn
  */
 export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: Record<string, string>): Promise<void> {
   const workerCount = config.edgeWorkers || availableParallelism();
-  const agent = new EdgeAgent(config, logger);
+  let aliveWorkers = 0;
+  const agent = new EdgeAgent({ config, logger, healthy: () => current !== undefined && aliveWorkers > 0 });
+  const workerDrops = { usage: 0, security: 0, observations: 0 };
   const purges = new PurgeCoordinator(config.edgeDataDir);
   const disk = new DiskCacheIndex(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes, logger);
   const workerVersions = new Map<number, number>();
@@ -70,19 +72,27 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     if (!alive.length) return;
     const lowest = Math.min(...alive.map((worker) => workerVersions.get(worker!.id) ?? -1));
     const due = await purges.due(lowest, current.pulled.snapshot.purges);
-    if (due) agent.setPurgeResults(due.acks, due.failures);
+    if (!due) return;
+    agent.setPurgeResults(due.acks, due.failures);
+    await agent.beatNow();
   }
 
+  // Drops in the workers' buffers count as drops of the queue they were meant for.
   function statusView(): AgentStatusView {
     const status = agent.status();
+    const { usage, security, origin_health } = status.telemetry;
     return {
       edge_id: agent.edgeId,
       config: status.config as unknown as Record<string, unknown>,
       heartbeat: status.heartbeat as unknown as Record<string, unknown>,
-      telemetry: status.telemetry as unknown as Record<string, Record<string, unknown>>,
-      purges: { applied: purges.appliedCount, failed: purges.failed, pending: purges.pendingCount },
-      workers: { configured: workerCount, alive: Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected()).length },
-      core_version: (status.config as { core_version?: number | null }).core_version ?? null,
+      telemetry: {
+        usage: { ...usage, drops: usage.drops + workerDrops.usage },
+        security: { ...security, drops: security.drops + workerDrops.security },
+        origin_health: { ...origin_health, drops: origin_health.drops + workerDrops.observations },
+      },
+      purges: { applied: purges.appliedCount, failed: purges.failed, pending: purges.pendingCount + status.purges.pending_acks + status.purges.pending_failures },
+      workers: { configured: workerCount, alive: aliveWorkers },
+      core_version: status.config.core_version,
     };
   }
 
@@ -99,7 +109,9 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
         if (message.usage.length) agent.enqueueUsage(message.usage);
         if (message.security.length) agent.enqueueSecurity(message.security);
         if (message.observations.length) agent.enqueueObservations(message.observations);
-        agent.countWorkerDrops(message.dropped);
+        workerDrops.usage += message.dropped.usage;
+        workerDrops.security += message.dropped.security;
+        workerDrops.observations += message.dropped.observations;
         for (const stored of message.stored) disk.noteStored(stored.file, stored.size);
         return;
       case 'reload':
@@ -120,6 +132,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     const worker = cluster.fork(workerEnv);
     worker.on('message', (message: ToPrimary) => onWorkerMessage(worker, message));
     worker.once('online', () => {
+      aliveWorkers++;
       if (current) worker.send(current.message);
       worker.send({ t: 'status', status: statusView() } satisfies ToWorker);
     });
@@ -127,6 +140,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
 
   cluster.on('exit', (worker, code, signal) => {
     workerVersions.delete(worker.id);
+    aliveWorkers--;
     if (stopping) return;
     logger.error({ pid: worker.process.pid, code, signal }, 'edge worker exited; starting another');
     setTimeout(() => !stopping && fork(), RESPAWN_DELAY_MS).unref();

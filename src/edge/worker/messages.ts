@@ -12,45 +12,11 @@ export type AgentStatusView = {
   core_version: number | null;
 };
 
-export type UsageEvent = {
-  domain: string;
-  path: string;
-  status: number;
-  bytes: number;
-  cache_status: string;
-  timestamp: number;
-  client_country: string | null;
-  client_ip: string;
-};
-
-export type SecurityEvent = {
-  domain: string;
-  kind: string;
-  action: string;
-  rule_id: string | null;
-  method: string;
-  path: string;
-  client_country: string | null;
-  client_ip: string;
-  user_agent: string | null;
-  details?: Record<string, unknown>;
-  timestamp: number;
-};
-
-export type OriginObservation = {
-  origin_id: string;
-  source: 'probe' | 'passive';
-  success: boolean;
-  failure_kind?: 'timeout' | 'connect' | 'tls' | 'http' | null;
-  http_status?: number | null;
-  latency_ms?: number | null;
-  jitter_ms?: number | null;
-  detail?: string | null;
-  timestamp: number;
-};
+export type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/telemetry-items.js';
+import type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/telemetry-items.js';
 
 export type ToWorker =
-  | { t: 'snapshot'; version: number; checksum: string; createdAt: number; json: string }
+  | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string }
   | { t: 'status'; status: AgentStatusView }
   | { t: 'probe'; observations: OriginObservation[] }
   | { t: 'reload-result'; id: number; result: Record<string, unknown> };
