@@ -29,8 +29,8 @@ function act(ctx: RequestContext, action: WafAction, ruleId: string | null, rule
  * rule allowed the request): the first WAF rule that fires decides. A rule naming
  * `signatures` fires only when the request also trips one of those managed sets.
  * block answers the block page; challenge asks the challenge phase for the rule's
- * level; log records a finding and goes on; allow ends the WAF phase (rate limits
- * still apply). With `managedWafDefault` on and no WAF rules on the domain, every
+ * level; allow ends the WAF phase (rate limits still apply); log records a finding
+ * and lets the following rules decide. With `managedWafDefault` on and no WAF rules on the domain, every
  * managed set applies with action block. Handled: a block.
  */
 export const wafPhase: Phase = {
@@ -51,7 +51,10 @@ export const wafPhase: Phase = {
         hit = (inspection ??= new RequestInspection(ctx)).firstHit(sets);
         if (!hit) continue;
       }
-      return act(ctx, (rule.action as WafAction | undefined) ?? 'block', rule.id, rule.challenge_difficulty, hit);
+      const action = (rule.action as WafAction | undefined) ?? 'block';
+      // A log rule only records: the rules after it still decide.
+      if (action === 'log') act(ctx, action, rule.id, undefined, hit);
+      else return act(ctx, action, rule.id, rule.challenge_difficulty, hit);
     }
     return false;
   },
