@@ -24,7 +24,7 @@ export function activeConfig(rules: Partial<Record<SnapshotRuleKind, SnapshotRul
   const snapshot: ConfigSnapshot = {
     schema_version: 2,
     edge: { challenge_difficulty: challengeDifficulty, security },
-    domains: [{ id: DOMAIN_ID, domain: 'example.com', hostnames: ['example.com', 'www.example.com', 'insecure.test'], origin_shield: null, origins: [], cache: {}, ssl: {}, certificates: [], rules: all }],
+    domains: [{ id: DOMAIN_ID, domain: 'example.com', hostnames: ['example.com', 'www.example.com', 'localhost'], origin_shield: null, origins: [], cache: {}, ssl: {}, certificates: [], rules: all }],
     purges: [],
   };
   return compileActiveConfig(snapshot, 1, 'checksum');
