@@ -1,0 +1,80 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { allMatches } from '../../shared/rules/rule-set.js';
+import type { SnapshotRule } from '../../shared/snapshot.js';
+import type { RequestContext } from '../pipeline/context.js';
+import type { Phase } from '../pipeline/phase.js';
+import type { ResponseHeaders } from '../pipeline/response.js';
+
+type HeaderRule = SnapshotRule & { phase?: 'request' | 'response'; operation?: 'set' | 'add' | 'remove'; header_name: string; value?: string | null };
+
+// Connection-level and framing headers belong to one hop, not to the message: the
+// API refuses rules on them; a rule that got through anyway is skipped, never applied.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'content-length', 'host']);
+
+// CR, LF and NUL would split or truncate a header (defence in depth: the snapshot refused them at write time).
+const LINE_BREAKING = /[\r\n\0]/;
+
+type Headers = Record<string, string | string[] | undefined>;
+
+function applicable(rule: HeaderRule): boolean {
+  const name = rule.header_name.toLowerCase();
+  if (HOP_BY_HOP.has(name)) return false;
+  return rule.operation === 'remove' || (typeof rule.value === 'string' && !LINE_BREAKING.test(rule.value));
+}
+
+// Request headers are one string each (Node joins repeats); a cookie list joins with "; ".
+function addRequestValue(current: string | string[] | undefined, name: string, value: string): string {
+  if (current === undefined) return value;
+  const text = Array.isArray(current) ? current.join(', ') : current;
+  return `${text}${name === 'cookie' ? '; ' : ', '}${value}`;
+}
+
+function addResponseValue(current: string | string[] | undefined, value: string): string | string[] {
+  if (current === undefined) return value;
+  return Array.isArray(current) ? [...current, value] : [current, value];
+}
+
+function apply(headers: Headers, rule: HeaderRule, add: (current: string | string[] | undefined, name: string, value: string) => string | string[]): void {
+  const name = rule.header_name.toLowerCase();
+  const operation = rule.operation ?? 'set';
+  if (operation === 'remove') delete headers[name];
+  else if (operation === 'set') headers[name] = rule.value as string;
+  else headers[name] = add(headers[name], name, rule.value as string);
+}
+
+function applyRules(ctx: RequestContext, phase: 'request' | 'response', headers: Headers, add: Parameters<typeof apply>[2]): void {
+  if (!ctx.domain || !ctx.facts) return;
+  const set = ctx.domain.rules.headers;
+  if (set.entries.length === 0) return;
+  for (const hit of allMatches(set, ctx.facts)) {
+    const rule = hit.rule as HeaderRule;
+    if ((rule.phase ?? 'response') === phase && applicable(rule)) apply(headers, rule, add);
+  }
+}
+
+/**
+ * The request-header-rules phase (just before cache and origin): every matching
+ * header rule of phase `request` sets, adds or removes a header of `ctx.req.headers`
+ * in order, so the cache key (when it names that header) and the origin see the
+ * rewritten request. Rules match the request as it arrived (`ctx.facts`). Never handles.
+ */
+export const requestHeaderRulesPhase: Phase = {
+  name: 'request-header-rules',
+  run(ctx) {
+    applyRules(ctx, 'request', ctx.req.headers as IncomingHttpHeaders as Headers, addRequestValue);
+    return false;
+  },
+};
+
+/**
+ * The header-rules response phase (after cache fill, before hygiene): every
+ * matching header rule of phase `response` sets, adds or removes a header of
+ * `ctx.response`, in order. Runs on every response, generated ones included.
+ */
+export const headerRulesPhase: Phase = {
+  name: 'header-rules',
+  run(ctx) {
+    if (ctx.response) applyRules(ctx, 'response', ctx.response.headers as ResponseHeaders as Headers, (current, _name, value) => addResponseValue(current, value));
+    return false;
+  },
+};
