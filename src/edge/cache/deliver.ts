@@ -46,7 +46,8 @@ function rangeStillValid(ifRange: string | string[] | undefined, headers: Respon
 
 /** The response serving `entry` to `ctx` with the given X-Cache status (a fresh header object: later phases change it). */
 export function deliver(ctx: RequestContext, entry: CacheEntry, status: CacheStatus, now: number): EdgeResponse {
-  const headers: ResponseHeaders = { ...entry.headers };
+  // Object.assign, not a spread: V8 makes a spread copy that then gains properties ~20x slower.
+  const headers: ResponseHeaders = Object.assign({}, entry.headers);
   headers.age = String(Math.max(0, Math.floor((now - entry.storedAt) / 1000)));
   headers['x-cache'] = status;
   ctx.cacheStatus = status;
