@@ -1,0 +1,88 @@
+// The cache key of a request. Built on every cacheable request, so it is plain
+// string work: only a part longer than LONG_PART is hashed.
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestContext } from '../pipeline/context.js';
+import type { CacheRule } from './types.js';
+
+/** Parts longer than this are replaced by their SHA-256, which bounds a key to a few KB. */
+const LONG_PART = 512;
+
+function bounded(part: string): string {
+  return part.length > LONG_PART ? `#${createHash('sha256').update(part).digest('hex')}` : part;
+}
+
+function paramName(param: string): string {
+  const eq = param.indexOf('=');
+  const raw = (eq === -1 ? param : param.slice(0, eq)).replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+function sortedQuery(query: string): string {
+  if (query.indexOf('&') === -1) return query;
+  return query.split('&').sort().join('&');
+}
+
+function filteredQuery(query: string, names: readonly string[], keep: boolean): string {
+  if (query === '') return '';
+  const wanted = new Set(names);
+  return query
+    .split('&')
+    .filter((param) => param !== '' && wanted.has(paramName(param)) === keep)
+    .sort()
+    .join('&');
+}
+
+/** The query part of the key: the rule's query_strings mode when it has one, else the domain's query_string_mode (a page rule's cache_level basic ignores the query). */
+export function keyQuery(ctx: RequestContext, rule: CacheRule | undefined): string {
+  const query = ctx.query;
+  const mode = rule?.cache_key?.query_strings;
+  if (mode) {
+    if (mode.mode === 'none') return '';
+    if (mode.mode === 'include') return filteredQuery(query, mode.names ?? [], true);
+    if (mode.mode === 'exclude') return filteredQuery(query, mode.names ?? [], false);
+  } else if (ctx.page?.cache_level === 'basic') return '';
+  switch (ctx.domain?.cache.query_string_mode) {
+    case 'ignore':
+      return mode ? query : '';
+    case 'sort':
+      return sortedQuery(query);
+    default:
+      return query;
+  }
+}
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string {
+  const value = headers[name];
+  if (value === undefined) return '';
+  return typeof value === 'string' ? value : value.join(', ');
+}
+
+/**
+ * The key of a request: domain id, host, path and query (per the query mode),
+ * plus the request headers, cookies and country a matching cache rule names.
+ * GET and HEAD share keys; the scheme is not part of it.
+ */
+export function cacheKey(ctx: RequestContext, rule: CacheRule | undefined): string {
+  let key = `${ctx.domain?.id ?? ''}\n${ctx.host}\n${bounded(ctx.path)}\n${bounded(keyQuery(ctx, rule))}`;
+  const spec = rule?.cache_key;
+  if (!spec) return key;
+  for (const name of spec.headers ?? []) key += `\nh:${name}=${bounded(headerValue(ctx.req.headers, name.toLowerCase()))}`;
+  if (spec.cookies?.length) {
+    const cookies = ctx.facts?.facts.cookies ?? {};
+    for (const name of spec.cookies) key += `\nc:${bounded(name)}=${bounded(cookies[name] ?? '')}`;
+  }
+  if (spec.country) key += `\ncountry=${ctx.country ?? ''}`;
+  return key;
+}
+
+/** The key of one variant of an object that varies on `vary` (lower-case request header names). */
+export function variantKey(key: string, vary: readonly string[], headers: IncomingHttpHeaders): string {
+  let variant = `${key}\nvary`;
+  for (const name of vary) variant += `\n${name}=${bounded(headerValue(headers, name))}`;
+  return variant;
+}

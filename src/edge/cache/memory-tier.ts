@@ -1,0 +1,73 @@
+// The per-worker memory tier: an LRU bounded by bytes. A Map keeps insertion
+// order, so re-inserting on a hit makes its first key the least recently used.
+import { entrySize, type CacheEntry } from './types.js';
+
+type Slot = { entry: CacheEntry; size: number };
+
+/** Objects above 1/16 of the tier go to the disk tier only, so one object never flushes the tier. */
+const LARGEST_SHARE = 16;
+
+export class MemoryTier {
+  /** The largest entry (entrySize) this tier takes. */
+  readonly maxObjectBytes: number;
+  private readonly slots = new Map<string, Slot>();
+  private used = 0;
+
+  constructor(readonly maxBytes: number) {
+    this.maxObjectBytes = Math.floor(maxBytes / LARGEST_SHARE);
+  }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.used;
+  }
+
+  get count(): number {
+    return this.slots.size;
+  }
+
+  /** The entry under `key`, now the most recently used; undefined when absent. */
+  get(key: string): CacheEntry | undefined {
+    const slot = this.slots.get(key);
+    if (slot === undefined) return undefined;
+    this.slots.delete(key);
+    this.slots.set(key, slot);
+    return slot.entry;
+  }
+
+  /** Stores `entry` under its key, evicting the least recently used until it fits; false (and nothing stored) when it is too large for this tier. */
+  set(entry: CacheEntry): boolean {
+    const size = entrySize(entry);
+    this.delete(entry.key);
+    if (size > this.maxObjectBytes) return false;
+    this.slots.set(entry.key, { entry, size });
+    this.used += size;
+    for (const [key, slot] of this.slots) {
+      if (this.used <= this.maxBytes) break;
+      this.slots.delete(key);
+      this.used -= slot.size;
+    }
+    return true;
+  }
+
+  /** Removes the entry under `key`; true when there was one. */
+  delete(key: string): boolean {
+    const slot = this.slots.get(key);
+    if (slot === undefined) return false;
+    this.slots.delete(key);
+    this.used -= slot.size;
+    return true;
+  }
+
+  /** Removes every entry `predicate` selects (purges); returns how many. */
+  deleteWhere(predicate: (entry: CacheEntry) => boolean): number {
+    let removed = 0;
+    for (const [key, slot] of this.slots) {
+      if (!predicate(slot.entry)) continue;
+      this.slots.delete(key);
+      this.used -= slot.size;
+      removed++;
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,61 @@
+// Shapes shared by the cache module: a cache rule as shipped in the snapshot,
+// and a stored object as both tiers keep it.
+import type { ResponseHeaders } from '../pipeline/response.js';
+import type { SnapshotRule } from '../../shared/snapshot.js';
+
+/** What a cache rule adds to the cache key (docs/rules.md, cache-rules). */
+export type CacheKeySpec = {
+  query_strings?: { mode: 'all' | 'none' | 'include' | 'exclude'; names?: string[] };
+  headers?: string[];
+  cookies?: string[];
+  country?: boolean;
+};
+
+/** A cache rule's fields (null or absent: keep the domain's settings or the origin's headers). */
+export type CacheRule = SnapshotRule & {
+  action?: 'cache' | 'bypass';
+  edge_ttl_seconds?: number | null;
+  browser_ttl_seconds?: number | null;
+  stale_while_revalidate_seconds?: number | null;
+  stale_if_error_seconds?: number | null;
+  cache_key?: CacheKeySpec;
+};
+
+/**
+ * One stored object. Times are wall-clock ms. A `marker` carries no body: it
+ * says the object under this key varies on the request headers in `vary`, and
+ * the variants live under `variantKey(key, vary, request headers)`.
+ */
+export type CacheEntry = {
+  key: string;
+  domainId: string;
+  host: string;
+  path: string;
+  /** The query the object was fetched with (raw), for purges. */
+  query: string;
+  status: number;
+  /** Headers the client gets (hop-by-hop, Set-Cookie and Age removed; Content-Length set). */
+  headers: ResponseHeaders;
+  body: Buffer;
+  /** When the object was fetched, less the age the origin reported. */
+  storedAt: number;
+  freshUntil: number;
+  swrUntil: number;
+  sieUntil: number;
+  /** Lower-case request header names the object varies on. */
+  vary: readonly string[];
+  marker: boolean;
+};
+
+/** The object identity a purge matches against. */
+export type PurgeTarget = { domainId: string; host: string; path: string; query: string };
+
+/** Bytes an entry is charged in a tier: body, key and headers, plus a fixed overhead. */
+export function entrySize(entry: CacheEntry): number {
+  let size = 256 + entry.key.length + entry.body.length;
+  for (const name in entry.headers) {
+    const value = entry.headers[name];
+    size += name.length + (typeof value === 'string' ? value.length : value.join('').length);
+  }
+  return size;
+}

@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { MemoryTier } from '../../../src/edge/cache/memory-tier.js';
+import { entrySize } from '../../../src/edge/cache/types.js';
+import { entry } from './helpers.js';
+
+describe('edge cache memory tier', () => {
+  const name = (i: number) => `k${String(i).padStart(2, '0')}`;
+
+  it('evicts the least recently used entries to stay under its byte bound', () => {
+    const size = entrySize(entry(name(0), 1000));
+    const tier = new MemoryTier(size * 16);
+    for (let i = 0; i < 40; i++) expect(tier.set(entry(name(i), 1000))).to.equal(true);
+    expect(tier.bytes).to.be.at.most(size * 16);
+    expect(tier.count).to.equal(16);
+    expect(tier.get(name(0))).to.equal(undefined);
+    expect(tier.get(name(39))).to.not.equal(undefined);
+  });
+
+  it('keeps an entry that was read recently', () => {
+    const tier = new MemoryTier(entrySize(entry(name(0), 100)) * 16);
+    for (let i = 0; i < 16; i++) tier.set(entry(name(i), 100));
+    tier.get(name(0));
+    tier.set(entry(name(16), 100));
+    expect(tier.get(name(0))).to.not.equal(undefined);
+    expect(tier.get(name(1))).to.equal(undefined);
+  });
+
+  it('refuses objects above 1/16 of its size', () => {
+    const tier = new MemoryTier(16 * 1024);
+    expect(tier.set(entry('big', 2000))).to.equal(false);
+    expect(tier.count).to.equal(0);
+  });
+
+  it('replaces an entry under the same key without counting it twice', () => {
+    const tier = new MemoryTier(1024 * 1024);
+    tier.set(entry('a', 100));
+    tier.set(entry('a', 200));
+    expect(tier.count).to.equal(1);
+    expect(tier.bytes).to.equal(entrySize(entry('a', 200)));
+  });
+
+  it('deletes the entries a predicate selects', () => {
+    const tier = new MemoryTier(1024 * 1024);
+    for (const key of ['a', 'b', 'c']) tier.set(entry(key, 10));
+    expect(tier.deleteWhere((item) => item.key !== 'b')).to.equal(2);
+    expect(tier.count).to.equal(1);
+    expect(tier.delete('b')).to.equal(true);
+    expect(tier.bytes).to.equal(0);
+  });
+});
