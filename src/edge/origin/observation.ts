@@ -60,3 +60,9 @@ export function responseOutcome(status: number, latencyMs: number): OriginOutcom
   const success = status < 500;
   return { success, failureKind: success ? null : 'http', httpStatus: status, latencyMs, detail: success ? null : `status ${status}` };
 }
+
+/** The outcome of an attempt that got no response: a TLS failure, a timeout, or else a connect failure. */
+export function failureOutcome(error: { kind: string; message: string }, latencyMs: number): OriginOutcome {
+  const failureKind = error.kind === 'tls' || error.kind === 'timeout' ? error.kind : 'connect';
+  return { success: false, failureKind, httpStatus: null, latencyMs, detail: error.message };
+}

@@ -9,7 +9,7 @@ import { attemptOrigin, type BodyState } from './attempt.js';
 import type { OriginBreakers } from './breaker.js';
 import { forwardHeaders, hasRequestBody, responseHeaders } from './forward-headers.js';
 import type { OriginHealthView } from './health-view.js';
-import { responseOutcome, type OriginOutcome } from './observation.js';
+import { failureOutcome, responseOutcome } from './observation.js';
 import { OriginAgents, tlsName, type OriginTls } from './origin-agents.js';
 import { ClientClosedError, OriginError } from './origin-error.js';
 import { RetryBudget } from './retry-budget.js';
@@ -40,11 +40,6 @@ const RETRYABLE_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout
 
 function noBody(method: string, status: number): boolean {
   return method === 'HEAD' || status === 204 || status === 304;
-}
-
-function failureOutcome(error: OriginError, latencyMs: number): OriginOutcome {
-  const kind = error.kind === 'tls' || error.kind === 'timeout' ? error.kind : 'connect';
-  return { success: false, failureKind: kind, httpStatus: null, latencyMs, detail: error.message };
 }
 
 /** True when `error` is the origin's fault (it counts against its breaker and health). */

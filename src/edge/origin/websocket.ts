@@ -13,7 +13,7 @@ import type { ActiveDomain } from '../config/active-config.js';
 import type { OriginBreakers } from './breaker.js';
 import { forwardHeaders } from './forward-headers.js';
 import type { OriginHealthView } from './health-view.js';
-import { responseOutcome, type OriginOutcome } from './observation.js';
+import { failureOutcome, responseOutcome } from './observation.js';
 import { socketHost, tlsName, type OriginTls } from './origin-agents.js';
 import { ClientClosedError, OriginError, errorPageFor } from './origin-error.js';
 import type { RetryBudget } from './retry-budget.js';
@@ -84,6 +84,7 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
       clearTimeout(connectTimer);
       socket.off('close', onClientGone);
       upstream.setTimeout(0);
+      upstream.setKeepAlive(true, 30000);
       socket.write(headBlock(101, response.statusMessage ?? 'Switching Protocols', response.rawHeaders, true));
       if (upstreamHead.length > 0) socket.write(upstreamHead);
       if (head.length > 0) upstream.write(head);
@@ -107,10 +108,6 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
   });
 }
 
-function failureOutcome(error: OriginError, latencyMs: number): OriginOutcome {
-  return { success: false, failureKind: error.kind === 'tls' || error.kind === 'timeout' ? error.kind : 'connect', httpStatus: null, latencyMs, detail: error.message };
-}
-
 /**
  * Passes an upgrade request (after the host, IP and WAF phases let it through)
  * to an origin of `target.domain`: origins in the usual try order, the next one
@@ -125,10 +122,15 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
   const maxRetries = order[0].retries.max;
   deps.budget?.noteRequest(target.domain.id, Date.now());
   let lastError = new OriginError('breaker_open');
-  for (let attempt = 0, index = 0; attempt <= maxRetries && index < order.length * (maxRetries + 1); index++) {
+  let attempts = 0;
+  let refusedInARow = 0;
+  for (let index = 0; attempts <= maxRetries; index++) {
     const origin = order[index % order.length];
-    if (!deps.breakers.tryAcquire(origin, Date.now())) continue;
-    attempt++;
+    if (!deps.breakers.tryAcquire(origin, Date.now())) {
+      if (++refusedInARow >= order.length) break;
+      continue;
+    }
+    refusedInARow = 0;
     const started = Date.now();
     try {
       const { status } = await attemptUpgrade(req, socket, head, target, origin, deps);
@@ -142,9 +144,10 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
       deps.breakers.record(origin, false, Date.now());
       deps.health.recordPassive(origin.id, failureOutcome(error, Date.now() - started), Date.now());
       lastError = error;
-      if (socket.destroyed) return;
+      attempts++;
+      if (socket.destroyed || attempts > maxRetries) break;
       if (deps.budget && !deps.budget.tryRetry(target.domain.id, origin.retries, Date.now())) break;
     }
   }
-  refuse(socket, lastError);
+  if (!socket.destroyed) refuse(socket, lastError);
 }
