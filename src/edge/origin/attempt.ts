@@ -58,13 +58,19 @@ function streamBody(plan: AttemptPlan, request: ClientRequest): void {
   };
   const onEnd = (): void => void request.end();
   const onDrain = (): void => void body.resume();
+  // A client that drops its upload half way leaves the origin waiting for the rest: end it now.
+  const onClose = (): void => {
+    if (!body.readableEnded) request.destroy(new ClientClosedError());
+  };
   const stop = (): void => {
     body.off('data', onData);
     body.off('end', onEnd);
+    body.off('close', onClose);
     request.off('drain', onDrain);
   };
   body.on('data', onData);
   body.once('end', onEnd);
+  body.once('close', onClose);
   request.on('drain', onDrain);
   request.once('close', stop);
 }

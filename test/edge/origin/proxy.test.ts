@@ -132,6 +132,19 @@ describe('edge origin proxy', function () {
     expect(breakers.state(target, Date.now())).to.equal('closed');
   });
 
+  it('aborts the origin request when the client leaves, without holding it against the origin', async () => {
+    let originSawClose = false;
+    const server = await originServer((req) => req.socket.once('close', () => (originSawClose = true)));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port })]));
+    const client = http.get({ host: '127.0.0.1', port: edge.port, path: '/', headers: { host: 'example.test' }, agent: false });
+    client.on('error', () => {});
+    await sleep(150);
+    client.destroy();
+    await sleep(150);
+    expect(originSawClose).to.equal(true);
+    expect(observations).to.deep.equal([]);
+  });
+
   it('refuses a Content-Length above the limit with 413 before connecting', async () => {
     const server = await originServer((_req, res) => res.end());
     const { edge } = await rig(activeDomain([origin({ port: server.port })]));
