@@ -1,0 +1,124 @@
+// One request to one origin, up to the moment its response headers arrive.
+// Stages tell a TLS failure from a connect failure and say whether a retry is
+// still safe: the request body is streamed only once the connection is ready,
+// so a failed connect or handshake has consumed nothing of it.
+import http, { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import type { SnapshotOrigin } from '../../shared/snapshot.js';
+import { socketHost } from './origin-agents.js';
+import { ClientClosedError, OriginError } from './origin-error.js';
+
+/** Shared by the attempts of one client request: whether any body byte has left the client stream. */
+export type BodyState = { started: boolean };
+
+export type AttemptPlan = {
+  origin: SnapshotOrigin;
+  agent: http.Agent;
+  method: string;
+  /** Path and query as sent by the client. */
+  target: string;
+  headers: OutgoingHttpHeaders;
+  servername: string | undefined;
+  connectTimeoutMs: number;
+  readTimeoutMs: number;
+  /** The client's body stream, or null when the request has none. */
+  body: Readable | null;
+  maxBodyBytes: number;
+  bodyState: BodyState;
+  /** Called with the origin request as soon as it exists, so the caller can abort it. */
+  onRequest?: (request: ClientRequest) => void;
+};
+
+type Stage = 'queued' | 'connecting' | 'handshaking' | 'ready';
+
+function failureKind(stage: Stage): 'connect' | 'tls' {
+  return stage === 'handshaking' ? 'tls' : 'connect';
+}
+
+function describe(error: Error & { code?: string }): string {
+  return error.code ? `${error.code}: ${error.message}` : error.message;
+}
+
+// Copies the client body to the origin with backpressure, counting it against the limit.
+function streamBody(plan: AttemptPlan, request: ClientRequest): void {
+  const body = plan.body!;
+  let sent = 0;
+  const onData = (chunk: Buffer): void => {
+    plan.bodyState.started = true;
+    sent += chunk.length;
+    if (sent > plan.maxBodyBytes) {
+      stop();
+      body.pause();
+      request.destroy(new OriginError('too_large', `request body passed ${plan.maxBodyBytes} bytes`, plan.origin.id));
+      return;
+    }
+    if (!request.write(chunk)) body.pause();
+  };
+  const onEnd = (): void => void request.end();
+  const onDrain = (): void => void body.resume();
+  // A client that drops its upload half way leaves the origin waiting for the rest: end it now.
+  const onClose = (): void => {
+    if (!body.readableEnded) request.destroy(new ClientClosedError());
+  };
+  const stop = (): void => {
+    body.off('data', onData);
+    body.off('end', onEnd);
+    body.off('close', onClose);
+    request.off('drain', onDrain);
+  };
+  body.on('data', onData);
+  body.once('end', onEnd);
+  body.once('close', onClose);
+  request.on('drain', onDrain);
+  request.once('close', stop);
+}
+
+/**
+ * Sends the request to `plan.origin` and resolves with its response as soon as
+ * the headers arrive (the body is left to stream). Rejects with an OriginError:
+ * connect (refused, reset or lost before the headers), tls (handshake or
+ * certificate), timeout (connect_ms to be connected, read_ms of silence),
+ * overloaded (still waiting for a pooled connection after connect_ms),
+ * too_large (the streamed body passed the limit).
+ */
+export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const { origin } = plan;
+    const options = { agent: plan.agent, host: socketHost(origin.host), port: origin.port, method: plan.method, path: plan.target, headers: plan.headers, servername: plan.servername };
+    const request = (origin.scheme === 'https' ? https : http).request(options);
+    plan.onRequest?.(request);
+    let stage: Stage = 'queued';
+    const fail = (kind: OriginError['kind'], message: string): void => void request.destroy(new OriginError(kind, message, origin.id));
+    const connectTimer = setTimeout(() => {
+      if (stage === 'queued') fail('overloaded', `no free connection within ${plan.connectTimeoutMs} ms`);
+      else fail('timeout', `not connected within ${plan.connectTimeoutMs} ms`);
+    }, plan.connectTimeoutMs);
+    const ready = (): void => {
+      stage = 'ready';
+      clearTimeout(connectTimer);
+      if (plan.body) streamBody(plan, request);
+    };
+    request.setTimeout(plan.readTimeoutMs, () => fail('timeout', `no data for ${plan.readTimeoutMs} ms`));
+    request.once('socket', (socket: Socket) => {
+      if (!socket.connecting) return ready();
+      stage = 'connecting';
+      socket.once('connect', () => {
+        if (origin.scheme !== 'https') return ready();
+        stage = 'handshaking';
+        socket.once('secureConnect', ready);
+      });
+    });
+    request.once('response', (response: IncomingMessage) => {
+      clearTimeout(connectTimer);
+      resolve(response);
+    });
+    request.on('error', (error: Error) => {
+      clearTimeout(connectTimer);
+      const ours = error instanceof OriginError || error instanceof ClientClosedError;
+      reject(ours ? error : new OriginError(failureKind(stage), describe(error), origin.id));
+    });
+    if (!plan.body) request.end();
+  });
+}

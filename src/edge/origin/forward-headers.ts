@@ -1,0 +1,91 @@
+// The request headers an origin receives: the client's end-to-end headers,
+// then what the edge vouches for (X-Forwarded-*, the shield secret) and Host.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { SnapshotOrigin } from '../../shared/snapshot.js';
+import type { ActiveDomain } from '../config/active-config.js';
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) plus those the edge sets itself. Expect
+// is answered by the edge's own server (100 Continue), so it is not passed on.
+const DROPPED_REQUEST_HEADERS = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
+  'host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host',
+]);
+
+const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+// The extra hop-by-hop names a Connection header lists (bounded: a header line is at most 16 KB anyway).
+function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
+  if (!value) return undefined;
+  const text = Array.isArray(value) ? value.join(',') : value;
+  return new Set(text.toLowerCase().split(',').map((token) => token.trim()).filter(Boolean));
+}
+
+/** What the edge knows about the client request that origins are told. */
+export type ForwardFacts = {
+  domain: ActiveDomain;
+  /** The Host header as the client sent it (port included). */
+  clientHost: string;
+  clientIp: string;
+  scheme: 'http' | 'https';
+  /** Keep Connection and Upgrade (a WebSocket handshake). */
+  upgrade?: boolean;
+};
+
+/**
+ * The headers for `origin`: the client's minus hop-by-hop ones; X-Forwarded-For
+ * replaced by the single address the edge believes (a client-sent chain is not
+ * trusted past the edge's own trusted-proxy rules); X-Forwarded-Proto and -Host;
+ * Host = origin.host_header or the client's; the shield header carrying the
+ * domain's secret (a client-sent copy is always dropped). No Via: it would
+ * announce the edge's software for no use to origins.
+ */
+export function forwardHeaders(incoming: IncomingHttpHeaders, origin: SnapshotOrigin, facts: ForwardFacts): OutgoingHttpHeaders {
+  const extraHopByHop = facts.upgrade ? undefined : connectionTokens(incoming.connection);
+  const shieldName = facts.domain.originShield?.header_name.toLowerCase();
+  const headers: OutgoingHttpHeaders = {};
+  for (const name in incoming) {
+    const value = incoming[name];
+    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name) || name === shieldName || extraHopByHop?.has(name)) continue;
+    headers[name] = value;
+  }
+  if (facts.upgrade) {
+    headers.connection = 'Upgrade';
+    if (incoming.upgrade) headers.upgrade = incoming.upgrade;
+  }
+  setBodyFraming(headers, incoming);
+  headers['x-forwarded-for'] = facts.clientIp;
+  headers['x-forwarded-proto'] = facts.scheme;
+  headers['x-forwarded-host'] = facts.clientHost;
+  headers.host = origin.host_header ?? facts.clientHost;
+  const shield = facts.domain.originShield;
+  if (shield?.secret) headers[shield.header_name] = shield.secret;
+  return headers;
+}
+
+// The body framing comes from the client's own framing only, whatever its
+// Connection header listed: a body sent without framing would desynchronise the
+// kept-alive origin connection.
+function setBodyFraming(headers: OutgoingHttpHeaders, incoming: IncomingHttpHeaders): void {
+  delete headers['content-length'];
+  if (incoming['transfer-encoding'] !== undefined) headers['transfer-encoding'] = 'chunked';
+  else if (incoming['content-length'] !== undefined) headers['content-length'] = incoming['content-length'];
+}
+
+/** An origin's response headers as the edge passes them on: hop-by-hop ones dropped. */
+export function responseHeaders(incoming: IncomingHttpHeaders): Record<string, string | string[]> {
+  const extraHopByHop = connectionTokens(incoming.connection);
+  const headers: Record<string, string | string[]> = {};
+  for (const name in incoming) {
+    const value = incoming[name];
+    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name) || extraHopByHop?.has(name)) continue;
+    headers[name] = value;
+  }
+  return headers;
+}
+
+/** True when the client request carries a body (a length above zero, or chunked). */
+export function hasRequestBody(incoming: IncomingHttpHeaders): boolean {
+  if (incoming['transfer-encoding'] !== undefined) return true;
+  const length = incoming['content-length'];
+  return length !== undefined && length !== '0';
+}

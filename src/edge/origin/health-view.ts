@@ -1,0 +1,119 @@
+// One worker's own view of origin health, from its proxied requests (passive)
+// and the probe results the primary broadcasts. It uses the core's rule over the
+// same two-minute window: unhealthy when half or more of at least three
+// observations failed, degraded from 10 %, healthy below, unknown with fewer
+// than three. A local verdict beats the snapshot's health_status: the core's
+// status reaches the edge only after ingestion and a publish, while the local
+// window ends now, so whenever the local view has a verdict it is the fresher one.
+import type { SnapshotOrigin } from '../../shared/snapshot.js';
+import { toObservation, type OriginObservation, type OriginOutcome } from './observation.js';
+
+export type OriginHealthStatus = 'healthy' | 'degraded' | 'unhealthy' | 'unknown';
+
+const WINDOW_SECONDS = 120;
+const MIN_OBSERVATIONS = 3;
+const UNHEALTHY_RATIO = 0.5;
+const DEGRADED_RATIO = 0.1;
+// Passive observations sent to the collector per origin and second from one
+// worker. The sampling ignores the outcome on purpose: the core judges health
+// by the failure ratio, and sending every failure but few successes would make
+// a busy, mostly working origin look unhealthy to every edge.
+const PASSIVE_REPORTS_PER_SECOND = 1;
+
+type Window = { seconds: Float64Array; successes: Uint32Array; failures: Uint32Array; reportSecond: number; reports: number };
+
+export type OriginHealthViewOptions = {
+  /** Receives the sampled passive observations (for the telemetry queue). */
+  onObservation?: (observation: OriginObservation) => void;
+};
+
+export class OriginHealthView {
+  private readonly windows = new Map<string, Window>();
+  private readonly onObservation: (observation: OriginObservation) => void;
+
+  constructor(options: OriginHealthViewOptions = {}) {
+    this.onObservation = options.onObservation ?? (() => {});
+  }
+
+  /** Counts the outcome of a proxied request to `originId` and reports a sample of them. */
+  recordPassive(originId: string, outcome: OriginOutcome, now: number): void {
+    const window = this.windowOf(originId);
+    this.count(window, outcome.success, now);
+    const second = Math.floor(now / 1000);
+    if (window.reportSecond !== second) {
+      window.reportSecond = second;
+      window.reports = 0;
+    }
+    if (window.reports >= PASSIVE_REPORTS_PER_SECOND) return;
+    window.reports++;
+    this.onObservation(toObservation(originId, 'passive', outcome, now));
+  }
+
+  /** Counts a probe result broadcast by the primary (its timestamp places it in the window). */
+  applyProbe(observation: OriginObservation, now: number = Date.now()): void {
+    const at = Math.min(observation.timestamp * 1000, now);
+    if (now - at >= WINDOW_SECONDS * 1000) return;
+    this.count(this.windowOf(observation.origin_id), observation.success, at, now);
+  }
+
+  /** This worker's verdict on `originId` from its window ending at `now`. */
+  localStatus(originId: string, now: number): OriginHealthStatus {
+    const window = this.windows.get(originId);
+    if (!window) return 'unknown';
+    const oldest = Math.floor(now / 1000) - WINDOW_SECONDS;
+    let successes = 0;
+    let failures = 0;
+    for (let i = 0; i < WINDOW_SECONDS; i++) {
+      if (window.seconds[i] <= oldest) continue;
+      successes += window.successes[i];
+      failures += window.failures[i];
+    }
+    const total = successes + failures;
+    if (total < MIN_OBSERVATIONS) return 'unknown';
+    const ratio = failures / total;
+    if (ratio >= UNHEALTHY_RATIO) return 'unhealthy';
+    return ratio >= DEGRADED_RATIO ? 'degraded' : 'healthy';
+  }
+
+  /** The health that routing uses: the local verdict when there is one, else the core's. */
+  status(origin: SnapshotOrigin, now: number): OriginHealthStatus {
+    const local = this.localStatus(origin.id, now);
+    if (local !== 'unknown') return local;
+    const core = origin.health_status;
+    return core === 'healthy' || core === 'degraded' || core === 'unhealthy' ? core : 'unknown';
+  }
+
+  /** True unless `origin` is unhealthy (degraded and unknown origins take traffic). */
+  isUsable(origin: SnapshotOrigin, now: number = Date.now()): boolean {
+    return this.status(origin, now) !== 'unhealthy';
+  }
+
+  /** Forgets origins no longer in the config. */
+  retainOnly(originIds: ReadonlySet<string>): void {
+    for (const id of this.windows.keys()) if (!originIds.has(id)) this.windows.delete(id);
+  }
+
+  private windowOf(originId: string): Window {
+    let window = this.windows.get(originId);
+    if (!window) {
+      window = { seconds: new Float64Array(WINDOW_SECONDS).fill(-1), successes: new Uint32Array(WINDOW_SECONDS), failures: new Uint32Array(WINDOW_SECONDS), reportSecond: -1, reports: 0 };
+      this.windows.set(originId, window);
+    }
+    return window;
+  }
+
+  // Adds one outcome to the bucket of `at`'s second; a bucket holding an older second is emptied first.
+  private count(window: Window, success: boolean, at: number, now: number = at): void {
+    const second = Math.floor(at / 1000);
+    if (second <= Math.floor(now / 1000) - WINDOW_SECONDS) return;
+    const index = second % WINDOW_SECONDS;
+    if (window.seconds[index] !== second) {
+      if (window.seconds[index] > second) return;
+      window.seconds[index] = second;
+      window.successes[index] = 0;
+      window.failures[index] = 0;
+    }
+    if (success) window.successes[index]++;
+    else window.failures[index]++;
+  }
+}

@@ -1,0 +1,47 @@
+/** Why the edge could not get a response from an origin. */
+export type OriginErrorKind = 'connect' | 'tls' | 'timeout' | 'breaker_open' | 'no_origin' | 'too_large' | 'overloaded';
+
+/**
+ * A failure the edge itself answers with a CDN error page (an origin's own 5xx
+ * is a response, never an OriginError). `message` may name internal addresses
+ * and is for logs only; the error page says only what `kind` means.
+ */
+export class OriginError extends Error {
+  constructor(
+    readonly kind: OriginErrorKind,
+    message: string = kind,
+    /** The origin the failed attempt went to, when there was one. */
+    readonly originId?: string,
+  ) {
+    super(message);
+    this.name = 'OriginError';
+  }
+}
+
+/** The status and the visitor-facing sentence of the CDN error page for `kind`. */
+export function errorPageFor(kind: OriginErrorKind): { status: number; detail: string } {
+  switch (kind) {
+    case 'connect':
+      return { status: 502, detail: 'The edge could not connect to the site\'s server.' };
+    case 'tls':
+      return { status: 502, detail: 'The edge could not establish a secure connection to the site\'s server.' };
+    case 'timeout':
+      return { status: 504, detail: 'The site\'s server did not answer in time.' };
+    case 'breaker_open':
+      return { status: 503, detail: 'The site\'s servers are failing; the edge is giving them a moment to recover.' };
+    case 'no_origin':
+      return { status: 503, detail: 'The site has no server available to answer.' };
+    case 'overloaded':
+      return { status: 503, detail: 'The site\'s server is at its connection limit; try again shortly.' };
+    case 'too_large':
+      return { status: 413, detail: 'The request body is larger than the edge accepts.' };
+  }
+}
+
+/** The client went away while the edge waited for the origin: no verdict on the origin, nothing to answer. */
+export class ClientClosedError extends Error {
+  constructor() {
+    super('the client closed the connection before the origin answered');
+    this.name = 'ClientClosedError';
+  }
+}

@@ -1,0 +1,167 @@
+// The origin call of a request: pick the try order, send, retry what is safe
+// to retry, and feed every attempt's outcome to the breakers and the health view.
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Config } from '../../config/load.js';
+import type { SnapshotOrigin } from '../../shared/snapshot.js';
+import type { RequestContext } from '../pipeline/context.js';
+import type { EdgeResponse } from '../pipeline/response.js';
+import { attemptOrigin, type BodyState } from './attempt.js';
+import type { OriginBreakers } from './breaker.js';
+import { forwardHeaders, hasRequestBody, responseHeaders } from './forward-headers.js';
+import type { OriginHealthView } from './health-view.js';
+import { failureOutcome, responseOutcome } from './observation.js';
+import { OriginAgents, tlsName, type OriginTls } from './origin-agents.js';
+import { ClientClosedError, OriginError } from './origin-error.js';
+import { RetryBudget } from './retry-budget.js';
+import { defaultSeed, orderOrigins } from './selection.js';
+
+export type OriginFetcherOptions = {
+  config: Pick<Config, 'edgeProxyConnectTimeoutSeconds' | 'edgeProxyReadTimeoutSeconds' | 'edgeClientMaxBodyBytes'>;
+  health: OriginHealthView;
+  breakers: OriginBreakers;
+  /** Shared by the fetchers of a worker; one of its own when absent. */
+  budget?: RetryBudget;
+  /** CA certificates for https origins (tests, private CAs); the system's when absent. */
+  tls?: OriginTls;
+  /** The selection seed of a request; host and path by default. */
+  seed?: (ctx: RequestContext) => string;
+};
+
+export type OriginFetcher = {
+  /** Proxies `ctx.req` to an origin of `ctx.domain`; sets ctx.originId and resolves with the response once its headers are in. */
+  fetchOrigin(ctx: RequestContext): Promise<EdgeResponse>;
+  /** Closes the pooled origin connections. */
+  close(): void;
+};
+
+// RFC 9110 §9.2.2.
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+const RETRYABLE_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout']);
+
+function noBody(method: string, status: number): boolean {
+  return method === 'HEAD' || status === 204 || status === 304;
+}
+
+/** True when `error` is the origin's fault (it counts against its breaker and health). */
+function blamesOrigin(error: unknown): error is OriginError {
+  return error instanceof OriginError && RETRYABLE_KINDS.has(error.kind);
+}
+
+/** Builds the origin fetcher of a worker: keep-alive pools per origin, retries, breakers and passive health. */
+export function createOriginFetcher(options: OriginFetcherOptions): OriginFetcher {
+  const { config, health, breakers } = options;
+  const budget = options.budget ?? new RetryBudget();
+  const agents = new OriginAgents(options.tls);
+  const seedOf = options.seed ?? ((ctx: RequestContext) => defaultSeed(ctx.host, ctx.path));
+  const connectCapMs = config.edgeProxyConnectTimeoutSeconds * 1000;
+  const readCapMs = config.edgeProxyReadTimeoutSeconds * 1000;
+
+  async function attempt(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (request: ClientRequest) => void): Promise<EdgeResponse> {
+    if (!agents.admit(origin)) {
+      breakers.release(origin);
+      throw new OriginError('overloaded', `more than ${origin.limits.max_pending_requests} requests waiting`, origin.id);
+    }
+    const started = Date.now();
+    let created = false;
+    let response: IncomingMessage;
+    try {
+      response = await attemptOrigin({
+        origin,
+        agent: agents.agentFor(origin),
+        method: ctx.method,
+        target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
+        headers: forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.req.headers.host ?? ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme }),
+        servername: origin.scheme === 'https' ? tlsName(origin, ctx.host) : undefined,
+        connectTimeoutMs: Math.min(origin.timeouts.connect_ms, connectCapMs),
+        readTimeoutMs: Math.min(origin.timeouts.read_ms, readCapMs),
+        body: hasRequestBody(ctx.req.headers) ? ctx.req : null,
+        maxBodyBytes: config.edgeClientMaxBodyBytes,
+        bodyState,
+        onRequest: (request) => {
+          created = true;
+          request.once('close', () => agents.release(origin));
+          watch(request);
+        },
+      });
+    } catch (error) {
+      const now = Date.now();
+      if (!created) agents.release(origin);
+      if (blamesOrigin(error)) {
+        breakers.record(origin, false, now);
+        health.recordPassive(origin.id, failureOutcome(error, now - started), now);
+      } else breakers.release(origin);
+      throw error;
+    }
+    const now = Date.now();
+    const outcome = responseOutcome(response.statusCode ?? 502, now - started);
+    breakers.record(origin, outcome.success, now);
+    health.recordPassive(origin.id, outcome, now);
+    // A body cut off later (reset, read timeout) reaches the writer through its stream.
+    response.on('error', () => {});
+    ctx.originId = origin.id;
+    const status = response.statusCode ?? 502;
+    if (noBody(ctx.method, status)) response.resume();
+    return { status, headers: responseHeaders(response.headers), body: noBody(ctx.method, status) ? null : response };
+  }
+
+  function mayRetry(ctx: RequestContext, error: unknown, origin: SnapshotOrigin, bodyState: BodyState, retriesUsed: number, maxRetries: number): boolean {
+    if (!blamesOrigin(error) || bodyState.started || retriesUsed >= maxRetries) return false;
+    if (!IDEMPOTENT_METHODS.has(ctx.method) && !origin.retries.non_idempotent) return false;
+    return budget.tryRetry(ctx.domain!.id, origin.retries, Date.now());
+  }
+
+  async function fetchOrigin(ctx: RequestContext): Promise<EdgeResponse> {
+    const domain = ctx.domain;
+    if (!domain || domain.origins.length === 0) throw new OriginError('no_origin', 'the domain has no routable origin');
+    const length = Number(ctx.req.headers['content-length'] ?? 0);
+    if (length > config.edgeClientMaxBodyBytes) throw new OriginError('too_large', `content-length ${length} above ${config.edgeClientMaxBodyBytes}`);
+    const order = orderOrigins(domain, seedOf(ctx), health, Date.now(), breakers);
+    if (order.length === 0) throw new OriginError('breaker_open', 'every origin\'s circuit breaker is open');
+    budget.noteRequest(domain.id, Date.now());
+
+    // A client that leaves while the edge waits for the origin aborts the origin request.
+    let current: ClientRequest | undefined;
+    let clientGone = ctx.req.socket.destroyed;
+    const onClose = (): void => {
+      clientGone = true;
+      current?.destroy(new ClientClosedError());
+    };
+    ctx.res.once('close', onClose);
+    try {
+      return await tryInOrder(ctx, order, (request) => {
+        current = request;
+        if (clientGone) request.destroy(new ClientClosedError());
+      });
+    } finally {
+      ctx.res.off('close', onClose);
+    }
+  }
+
+  // Goes down the try order (wrapping round when retries outnumber origins, so one
+  // origin is never tried twice in a row while another is left), skipping origins
+  // whose breaker refuses; stops at the first response or the first failure that may not be retried.
+  async function tryInOrder(ctx: RequestContext, order: SnapshotOrigin[], watch: (request: ClientRequest) => void): Promise<EdgeResponse> {
+    const bodyState: BodyState = { started: false };
+    const maxRetries = order[0].retries.max;
+    let retriesUsed = 0;
+    let refusedInARow = 0;
+    let lastError: unknown = new OriginError('breaker_open', 'every origin\'s circuit breaker is open');
+    for (let index = 0; ; index++) {
+      const origin = order[index % order.length];
+      if (!breakers.tryAcquire(origin, Date.now())) {
+        if (++refusedInARow >= order.length) throw lastError;
+        continue;
+      }
+      refusedInARow = 0;
+      try {
+        return await attempt(ctx, origin, bodyState, watch);
+      } catch (error) {
+        if (!mayRetry(ctx, error, origin, bodyState, retriesUsed, maxRetries)) throw error;
+        lastError = error;
+        retriesUsed++;
+      }
+    }
+  }
+
+  return { fetchOrigin, close: () => agents.close() };
+}

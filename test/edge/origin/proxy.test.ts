@@ -1,0 +1,277 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { OriginBreakers } from '../../../src/edge/origin/breaker.js';
+import { OriginHealthView } from '../../../src/edge/origin/health-view.js';
+import type { OriginObservation } from '../../../src/edge/origin/observation.js';
+import { createOriginFetcher, type OriginFetcherOptions } from '../../../src/edge/origin/proxy.js';
+import type { ActiveDomain } from '../../../src/edge/config/active-config.js';
+import { activeDomain, closedPort, listen, origin, request, sleep, startEdge, startOrigin, TEST_CONFIG, type TestServer } from './support.js';
+
+type Rig = { edge: TestServer & { contexts: { originId: string | undefined }[] }; observations: OriginObservation[]; breakers: OriginBreakers };
+
+describe('edge origin proxy', function () {
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function originServer(handler: http.RequestListener): Promise<TestServer> {
+    const server = await startOrigin(handler);
+    cleanups.push(() => server.close());
+    return server;
+  }
+
+  async function rig(domain: ActiveDomain, overrides: Partial<OriginFetcherOptions> = {}): Promise<Rig> {
+    const observations: OriginObservation[] = [];
+    const breakers = new OriginBreakers();
+    const health = new OriginHealthView({ onObservation: (observation) => observations.push(observation) });
+    const fetcher = createOriginFetcher({ config: TEST_CONFIG, health, breakers, ...overrides });
+    const edge = await startEdge(domain, fetcher);
+    cleanups.push(() => fetcher.close(), () => edge.close());
+    return { edge, observations, breakers };
+  }
+
+  it('forwards the request with X-Forwarded-*, the shield secret and the origin Host header, minus hop-by-hop headers', async () => {
+    let seen: http.IncomingHttpHeaders = {};
+    let target = '';
+    const server = await originServer((req, res) => {
+      seen = req.headers;
+      target = req.url ?? '';
+      res.setHeader('x-origin', 'yes');
+      res.end('hello');
+    });
+    const domain = activeDomain([origin({ port: server.port, host_header: 'backend.internal' })], { header_name: 'X-Shield-Key', secret: 's3cret' });
+    const { edge, observations } = await rig(domain);
+    const reply = await request(edge.port, { path: '/a/b?x=1', headers: { 'x-forwarded-for': '6.6.6.6', 'x-shield-key': 'forged', 'keep-alive': 'timeout=5', 'x-custom': 'kept', connection: 'x-drop', 'x-drop': 'gone' } });
+    expect(reply).to.include({ status: 200, body: 'hello' });
+    expect(reply.headers['x-origin']).to.equal('yes');
+    expect(target).to.equal('/a/b?x=1');
+    expect(seen).to.include({ host: 'backend.internal', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'example.test', 'x-shield-key': 's3cret', 'x-custom': 'kept' });
+    expect(seen).to.not.have.any.keys('keep-alive', 'x-drop', 'via');
+    expect(edge.contexts[0].originId).to.equal(domain.origins[0].id);
+    expect(observations[0]).to.include({ origin_id: domain.origins[0].id, source: 'passive', success: true, http_status: 200 });
+  });
+
+  it('passes an origin 5xx through unchanged and counts it as an HTTP failure', async () => {
+    const server = await originServer((_req, res) => {
+      res.statusCode = 503;
+      res.end('origin says no');
+    });
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port })]));
+    expect(await request(edge.port)).to.include({ status: 503, body: 'origin says no' });
+    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: 503 });
+  });
+
+  it('retries a GET on the next origin after a connect failure', async () => {
+    const good = await originServer((_req, res) => res.end('from good'));
+    const dead = origin({ port: await closedPort() });
+    const alive = origin({ port: good.port, role: 'backup' });
+    const { edge, observations } = await rig(activeDomain([dead, alive]));
+    expect(await request(edge.port)).to.include({ status: 200, body: 'from good' });
+    expect(good.requests).to.equal(1);
+    expect(edge.contexts[0].originId).to.equal(alive.id);
+    expect(observations.map((o) => [o.origin_id, o.failure_kind])).to.deep.equal([[dead.id, 'connect'], [alive.id, null]]);
+  });
+
+  it('never retries a POST, even when another origin is up', async () => {
+    const failing = await originServer((req) => req.socket.destroy());
+    const spare = await originServer((_req, res) => res.end('spare'));
+    const { edge } = await rig(activeDomain([origin({ port: failing.port }), origin({ port: spare.port, role: 'backup' })]));
+    expect((await request(edge.port, { method: 'POST', body: 'name=value' })).status).to.equal(502);
+    expect([failing.requests, spare.requests]).to.deep.equal([1, 0]);
+    expect(await request(edge.port, { method: 'GET' })).to.include({ status: 200, body: 'spare' });
+  });
+
+  it('retries a POST when the origin allows non-idempotent retries and no body byte was sent', async () => {
+    const spare = await originServer((req, res) => req.resume().on('end', () => res.end('spare')));
+    const retries = { max: 1, non_idempotent: true, budget_percent: 20, budget_min_per_second: 5 };
+    const { edge } = await rig(activeDomain([origin({ port: await closedPort(), retries }), origin({ port: spare.port, role: 'backup' })]));
+    expect(await request(edge.port, { method: 'POST', body: 'name=value' })).to.include({ status: 200, body: 'spare' });
+  });
+
+  it('answers 502 with a CDN error page when no origin accepts connections', async () => {
+    const { edge } = await rig(activeDomain([origin({ port: await closedPort() })]));
+    const reply = await request(edge.port);
+    expect(reply.status).to.equal(502);
+    expect(reply.body).to.contain('could not connect').and.not.contain('127.0.0.1');
+  });
+
+  it('answers 504 when the origin stays silent past read_ms, after one retry', async () => {
+    const silent = await originServer(() => {});
+    const { edge, observations } = await rig(activeDomain([origin({ port: silent.port, timeouts: { connect_ms: 1000, read_ms: 200 } })]));
+    const started = Date.now();
+    const reply = await request(edge.port);
+    expect(reply.status).to.equal(504);
+    expect(Date.now() - started).to.be.below(2000);
+    expect(silent.requests).to.equal(2);
+    expect(observations[0]).to.include({ success: false, failure_kind: 'timeout' });
+  });
+
+  it('opens the breaker after failure_threshold failures and closes it after the cooldown', async () => {
+    let healthy = false;
+    const server = await originServer((_req, res) => {
+      res.statusCode = healthy ? 200 : 500;
+      res.end();
+    });
+    const target = origin({ port: server.port, circuit_breaker: { failure_threshold: 3, window_seconds: 10, cooldown_seconds: 1 } });
+    const { edge, breakers } = await rig(activeDomain([target]));
+    for (let i = 0; i < 3; i++) expect((await request(edge.port)).status).to.equal(500);
+    expect(breakers.state(target, Date.now())).to.equal('open');
+    const refused = await request(edge.port);
+    expect(refused.status).to.equal(503);
+    expect(server.requests).to.equal(3);
+    healthy = true;
+    await sleep(1100);
+    expect((await request(edge.port)).status).to.equal(200);
+    expect(breakers.state(target, Date.now())).to.equal('closed');
+  });
+
+  it('aborts the origin request when the client leaves, without holding it against the origin', async () => {
+    let originSawClose = false;
+    const server = await originServer((req) => req.socket.once('close', () => (originSawClose = true)));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port })]));
+    const client = http.get({ host: '127.0.0.1', port: edge.port, path: '/', headers: { host: 'example.test' }, agent: false });
+    client.on('error', () => {});
+    await sleep(150);
+    client.destroy();
+    await sleep(150);
+    expect(originSawClose).to.equal(true);
+    expect(observations).to.deep.equal([]);
+  });
+
+  it('refuses a Content-Length above the limit with 413 before connecting', async () => {
+    const server = await originServer((_req, res) => res.end());
+    const { edge } = await rig(activeDomain([origin({ port: server.port })]));
+    const reply = await request(edge.port, { method: 'POST', body: Buffer.alloc(TEST_CONFIG.edgeClientMaxBodyBytes + 1) });
+    expect(reply.status).to.equal(413);
+    expect(server.requests).to.equal(0);
+  });
+
+  it('aborts a chunked body with 413 once it passes the limit', async () => {
+    let received = 0;
+    const server = await originServer((req) => req.on('data', (chunk: Buffer) => (received += chunk.length)));
+    const { edge } = await rig(activeDomain([origin({ port: server.port })]));
+    const chunk = Buffer.alloc(64 * 1024);
+    let sent = 0;
+    const body = new Readable({
+      read() {
+        sent += chunk.length;
+        this.push(sent > 4 * TEST_CONFIG.edgeClientMaxBodyBytes ? null : chunk);
+      },
+    });
+    const reply = await request(edge.port, { method: 'PUT', body, headers: { 'transfer-encoding': 'chunked' } }).catch((error: Error) => ({ status: 0, error }));
+    expect(reply.status).to.equal(413);
+    expect(received).to.be.at.most(TEST_CONFIG.edgeClientMaxBodyBytes);
+  });
+
+  it('streams a request body to the origin', async () => {
+    let total = 0;
+    const server = await originServer((req, res) => {
+      req.on('data', (chunk: Buffer) => (total += chunk.length));
+      req.on('end', () => res.end(String(total)));
+    });
+    const { edge } = await rig(activeDomain([origin({ port: server.port })]));
+    const reply = await request(edge.port, { method: 'PUT', body: Buffer.alloc(300000, 1) });
+    expect(reply).to.include({ status: 200, body: '300000' });
+  });
+
+  it('streams a 50 MB response: first bytes arrive before the origin finished, and a slow client holds the origin back', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    let writtenMb = 0;
+    const server = await originServer((_req, res) => {
+      const pump = (): void => {
+        while (writtenMb < 50) {
+          writtenMb++;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const { edge } = await rig(activeDomain([origin({ port: server.port })]));
+    let received = 0;
+    let writtenWhileClientPaused = 0;
+    await new Promise<void>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: edge.port, path: '/big', headers: { host: 'example.test' }, agent: false }, (res) => {
+        res.once('data', () => {
+          res.pause();
+          setTimeout(() => {
+            writtenWhileClientPaused = writtenMb;
+            res.resume();
+          }, 500);
+        });
+        res.on('data', (data: Buffer) => (received += data.length));
+        res.on('end', resolve);
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    expect(received).to.equal(50 * 1024 * 1024);
+    // Only socket and stream buffers sit between the two: the edge keeps none of the body.
+    expect(writtenWhileClientPaused).to.be.below(35);
+  });
+
+  it('fails fast with 503 when more requests wait than max_pending_requests', async () => {
+    const held: http.ServerResponse[] = [];
+    const server = await originServer((_req, res) => held.push(res));
+    const { edge } = await rig(activeDomain([origin({ port: server.port, limits: { max_connections: 1, max_pending_requests: 1 } })]));
+    const first = request(edge.port, { path: '/1' });
+    const second = request(edge.port, { path: '/2' });
+    await sleep(100);
+    const third = await request(edge.port, { path: '/3' });
+    expect(third.status).to.equal(503);
+    expect(third.body).to.contain('connection limit');
+    held.splice(0).forEach((res) => res.end('ok'));
+    await sleep(50);
+    held.splice(0).forEach((res) => res.end('ok'));
+    expect((await first).status).to.equal(200);
+    expect((await second).status).to.equal(200);
+  });
+
+  describe('https origins', () => {
+    let dir: string;
+    let key: Buffer;
+    let cert: Buffer;
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), 'edge-origin-tls-'));
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=origin.example.test', '-addext', 'subjectAltName=DNS:origin.example.test'], { stdio: 'ignore' });
+      key = readFileSync(join(dir, 'key.pem'));
+      cert = readFileSync(join(dir, 'cert.pem'));
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    async function tlsServer(): Promise<TestServer> {
+      const server = await listen(https.createServer({ key, cert }, (_req, res) => res.end('secure')) as unknown as http.Server);
+      cleanups.push(() => server.close());
+      return server;
+    }
+
+    it('verifies the origin certificate against the trusted CAs', async () => {
+      const server = await tlsServer();
+      const { edge } = await rig(activeDomain([origin({ port: server.port, scheme: 'https', host_header: 'origin.example.test' })]), { tls: { ca: cert } });
+      expect(await request(edge.port)).to.include({ status: 200, body: 'secure' });
+    });
+
+    it('answers 502 and reports a TLS failure for an untrusted certificate', async () => {
+      const server = await tlsServer();
+      const { edge, observations } = await rig(activeDomain([origin({ port: server.port, scheme: 'https', host_header: 'origin.example.test', retries: { max: 0, non_idempotent: false, budget_percent: 20, budget_min_per_second: 5 } })]));
+      const reply = await request(edge.port);
+      expect(reply.status).to.equal(502);
+      expect(reply.body).to.contain('secure connection');
+      expect(observations[0]).to.include({ success: false, failure_kind: 'tls' });
+      expect(server.requests).to.equal(0);
+    });
+
+    it('reports a TLS failure when an https origin speaks plain HTTP', async () => {
+      const plain = await originServer((_req, res) => res.end('plain'));
+      const { edge, observations } = await rig(activeDomain([origin({ port: plain.port, scheme: 'https', host_header: 'origin.example.test' })]), { tls: { ca: cert } });
+      expect((await request(edge.port)).status).to.equal(502);
+      expect(observations[0]).to.include({ success: false, failure_kind: 'tls' });
+    });
+  });
+});

@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import { OriginBreakers } from '../../../src/edge/origin/breaker.js';
+import { OriginHealthView } from '../../../src/edge/origin/health-view.js';
+import type { OriginObservation } from '../../../src/edge/origin/observation.js';
+import { RetryBudget } from '../../../src/edge/origin/retry-budget.js';
+import { origin } from './support.js';
+
+const NOW = 1_800_000_000_000;
+const ok = { success: true, failureKind: null, httpStatus: 200, latencyMs: 5, detail: null };
+const bad = { success: false, failureKind: 'timeout' as const, httpStatus: null, latencyMs: 5, detail: 'slow' };
+
+describe('edge origin circuit breaker', () => {
+  const settings = { failure_threshold: 3, window_seconds: 10, cooldown_seconds: 5 };
+
+  it('opens after failure_threshold failures within the window', () => {
+    const target = origin({ port: 1, circuit_breaker: settings });
+    const breakers = new OriginBreakers();
+    breakers.record(target, false, NOW);
+    breakers.record(target, false, NOW + 1000);
+    expect(breakers.state(target, NOW + 1000)).to.equal('closed');
+    breakers.record(target, false, NOW + 2000);
+    expect(breakers.state(target, NOW + 2000)).to.equal('open');
+    expect(breakers.tryAcquire(target, NOW + 2000)).to.equal(false);
+  });
+
+  it('does not count failures older than the window', () => {
+    const target = origin({ port: 1, circuit_breaker: settings });
+    const breakers = new OriginBreakers();
+    breakers.record(target, false, NOW);
+    breakers.record(target, false, NOW + 1000);
+    breakers.record(target, false, NOW + 11000);
+    expect(breakers.state(target, NOW + 11000)).to.equal('closed');
+  });
+
+  it('lets one trial through after the cooldown and closes on its success', () => {
+    const target = origin({ port: 1, circuit_breaker: settings });
+    const breakers = new OriginBreakers();
+    for (let i = 0; i < 3; i++) breakers.record(target, false, NOW);
+    expect(breakers.state(target, NOW + 5000)).to.equal('half_open');
+    expect(breakers.tryAcquire(target, NOW + 5000)).to.equal(true);
+    expect(breakers.tryAcquire(target, NOW + 5001)).to.equal(false);
+    breakers.record(target, true, NOW + 5100);
+    expect(breakers.state(target, NOW + 5100)).to.equal('closed');
+    expect(breakers.tryAcquire(target, NOW + 5100)).to.equal(true);
+  });
+
+  it('opens again when the trial fails', () => {
+    const target = origin({ port: 1, circuit_breaker: settings });
+    const breakers = new OriginBreakers();
+    for (let i = 0; i < 3; i++) breakers.record(target, false, NOW);
+    expect(breakers.tryAcquire(target, NOW + 5000)).to.equal(true);
+    breakers.record(target, false, NOW + 5100);
+    expect(breakers.state(target, NOW + 5100)).to.equal('open');
+    expect(breakers.state(target, NOW + 10100)).to.equal('half_open');
+  });
+
+  it('never opens for an origin without breaker settings', () => {
+    const target = origin({ port: 1, circuit_breaker: null });
+    const breakers = new OriginBreakers();
+    for (let i = 0; i < 50; i++) breakers.record(target, false, NOW);
+    expect(breakers.isOpen(target, NOW)).to.equal(false);
+  });
+});
+
+describe('edge origin retry budget', () => {
+  const settings = { budget_percent: 20, budget_min_per_second: 1 };
+
+  it('allows the floor of budget_min_per_second × 10 retries on a quiet pool', () => {
+    const budget = new RetryBudget();
+    budget.noteRequest('pool', NOW);
+    let allowed = 0;
+    for (let i = 0; i < 20; i++) if (budget.tryRetry('pool', settings, NOW)) allowed++;
+    expect(allowed).to.equal(10);
+  });
+
+  it('allows budget_percent of the last 10 seconds\' requests on a busy pool', () => {
+    const budget = new RetryBudget();
+    for (let i = 0; i < 1000; i++) budget.noteRequest('pool', NOW + (i % 10) * 1000);
+    let allowed = 0;
+    for (let i = 0; i < 500; i++) if (budget.tryRetry('pool', settings, NOW + 9000)) allowed++;
+    expect(allowed).to.equal(200);
+  });
+
+  it('frees the budget once the retries leave the 10-second window', () => {
+    const budget = new RetryBudget();
+    for (let i = 0; i < 10; i++) budget.tryRetry('pool', settings, NOW);
+    expect(budget.tryRetry('pool', settings, NOW + 5000)).to.equal(false);
+    expect(budget.tryRetry('pool', settings, NOW + 10000)).to.equal(true);
+  });
+});
+
+describe('edge origin health view', () => {
+  it('calls an origin unhealthy when half of at least three observations failed', () => {
+    const health = new OriginHealthView();
+    health.recordPassive('o1', bad, NOW);
+    health.recordPassive('o1', bad, NOW);
+    expect(health.localStatus('o1', NOW)).to.equal('unknown');
+    health.recordPassive('o1', ok, NOW);
+    health.recordPassive('o1', ok, NOW);
+    expect(health.localStatus('o1', NOW)).to.equal('unhealthy');
+    health.recordPassive('o1', ok, NOW);
+    expect(health.localStatus('o1', NOW)).to.equal('degraded');
+  });
+
+  it('forgets observations older than two minutes and falls back to the core status', () => {
+    const health = new OriginHealthView();
+    const target = origin({ port: 1, health_status: 'healthy' });
+    for (let i = 0; i < 3; i++) health.recordPassive(target.id, bad, NOW);
+    expect(health.isUsable(target, NOW + 119000)).to.equal(false);
+    expect(health.isUsable(target, NOW + 121000)).to.equal(true);
+  });
+
+  it('counts probe results broadcast by the primary', () => {
+    const health = new OriginHealthView();
+    const probe = (success: boolean): OriginObservation => ({ origin_id: 'o1', source: 'probe', success, failure_kind: success ? null : 'connect', http_status: null, latency_ms: 1, detail: null, timestamp: Math.floor(NOW / 1000) });
+    for (let i = 0; i < 3; i++) health.applyProbe(probe(false), NOW + 500);
+    expect(health.localStatus('o1', NOW + 500)).to.equal('unhealthy');
+  });
+
+  it('reports one passive observation per origin and second whatever the outcome', () => {
+    const sent: OriginObservation[] = [];
+    const health = new OriginHealthView({ onObservation: (observation) => sent.push(observation) });
+    health.recordPassive('o1', ok, NOW);
+    health.recordPassive('o1', bad, NOW + 100);
+    health.recordPassive('o2', bad, NOW + 200);
+    health.recordPassive('o1', bad, NOW + 1000);
+    expect(sent.map((o) => [o.origin_id, o.success, o.source])).to.deep.equal([['o1', true, 'passive'], ['o2', false, 'passive'], ['o1', false, 'passive']]);
+    expect(sent[2]).to.include({ failure_kind: 'timeout', detail: 'slow', timestamp: Math.floor((NOW + 1000) / 1000) });
+    expect(health.localStatus('o1', NOW + 1000)).to.equal('unhealthy');
+  });
+});

@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { OriginBreakers } from '../../../src/edge/origin/breaker.js';
+import { OriginHealthView } from '../../../src/edge/origin/health-view.js';
+import { handleUpgrade } from '../../../src/edge/origin/websocket.js';
+import type { ActiveDomain } from '../../../src/edge/config/active-config.js';
+import { activeDomain, closedPort, listen, origin, startOrigin, TEST_CONFIG, type TestServer } from './support.js';
+
+// An origin that accepts any upgrade and echoes every byte back.
+async function echoOrigin(): Promise<TestServer & { upgrades: http.IncomingHttpHeaders[] }> {
+  const upgrades: http.IncomingHttpHeaders[] = [];
+  const server = http.createServer((_req, res) => res.end('no upgrade'));
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => {
+    upgrades.push(req.headers);
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+    socket.pipe(socket);
+  });
+  return Object.assign(await listen(server), { upgrades });
+}
+
+async function upgradeEdge(domain: ActiveDomain): Promise<TestServer> {
+  const server = http.createServer((_req, res) => res.end());
+  const deps = { config: TEST_CONFIG, health: new OriginHealthView(), breakers: new OriginBreakers() };
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    void handleUpgrade(req, socket, head, { domain, host: 'example.test', clientIp: '203.0.113.9', scheme: 'http' }, deps);
+  });
+  return listen(server);
+}
+
+// Opens an upgrade through the edge; resolves with the upgraded socket or the refusal status.
+function openUpgrade(port: number): Promise<{ socket?: Socket; status: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/chat', headers: { host: 'example.test', connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13' }, agent: false });
+    req.on('upgrade', (res, socket: Socket) => resolve({ socket, status: res.statusCode ?? 0 }));
+    req.on('response', (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0 });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('edge WebSocket pass-through', () => {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
+  });
+
+  it('joins the client and the origin after a 101 and echoes bytes both ways', async () => {
+    const origin1 = await echoOrigin();
+    servers.push(origin1);
+    const edge = await upgradeEdge(activeDomain([origin({ port: origin1.port })]));
+    servers.push(edge);
+    const { socket, status } = await openUpgrade(edge.port);
+    expect(status).to.equal(101);
+    const echoed = await new Promise<string>((resolve) => {
+      socket!.once('data', (data: Buffer) => resolve(data.toString()));
+      socket!.write('ping over the edge');
+    });
+    socket!.destroy();
+    expect(echoed).to.equal('ping over the edge');
+    expect(origin1.upgrades[0]).to.include({ upgrade: 'websocket', 'x-forwarded-for': '203.0.113.9', 'sec-websocket-version': '13' });
+  });
+
+  it('passes back a non-101 answer from the origin', async () => {
+    const plain = await startOrigin((_req, res) => {
+      res.statusCode = 426;
+      res.end('upgrade required');
+    });
+    servers.push(plain);
+    const edge = await upgradeEdge(activeDomain([origin({ port: plain.port })]));
+    servers.push(edge);
+    expect((await openUpgrade(edge.port)).status).to.equal(426);
+  });
+
+  it('answers 502 when the origin cannot be reached', async () => {
+    const edge = await upgradeEdge(activeDomain([origin({ port: await closedPort() })]));
+    servers.push(edge);
+    expect((await openUpgrade(edge.port)).status).to.equal(502);
+  });
+});
