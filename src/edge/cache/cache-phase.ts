@@ -22,8 +22,11 @@ export type CachePhaseOptions = {
   memory: MemoryTier;
   /** The shared disk tier; null when CDN_EDGE_CACHE_DISK_BYTES is 0. */
   disk: DiskTier | null;
-  /** Fetches the request from the origin (the origin module); any rejection counts as an origin failure. */
-  fetchOrigin: (ctx: RequestContext) => Promise<EdgeResponse>;
+  /**
+   * Fetches the request from the origin (the origin module); any rejection counts as an origin failure.
+   * `detached`: a background refresh, which must go on when the client that triggered it leaves.
+   */
+  fetchOrigin: (ctx: RequestContext, options?: { detached?: boolean }) => Promise<EdgeResponse>;
   /** Called after each disk write, to tell the primary's DiskCacheIndex. */
   onStored: (file: string, size: number) => void;
   now?: () => number;
@@ -247,7 +250,7 @@ class CachePhase implements Phase {
     if (!mayFill(ctx) || this.inflight.has(key)) return;
     const settle = this.claim(key);
     const refresh = async (): Promise<void> => {
-      const response = await this.options.fetchOrigin(ctx);
+      const response = await this.options.fetchOrigin(ctx, { detached: true });
       const fetchedAt = this.now();
       const fresh = this.freshness(ctx, rule, response, fetchedAt);
       if (!fresh.store) {

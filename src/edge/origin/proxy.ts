@@ -28,8 +28,11 @@ export type OriginFetcherOptions = {
 };
 
 export type OriginFetcher = {
-  /** Proxies `ctx.req` to an origin of `ctx.domain`; sets ctx.originId and resolves with the response once its headers are in. */
-  fetchOrigin(ctx: RequestContext): Promise<EdgeResponse>;
+  /**
+   * Proxies `ctx.req` to an origin of `ctx.domain`; sets ctx.originId and resolves with the response once its headers are in.
+   * A client that leaves first aborts the origin request, unless `detached` (a cache refresh others will use).
+   */
+  fetchOrigin(ctx: RequestContext, options?: { detached?: boolean }): Promise<EdgeResponse>;
   /** Closes the pooled origin connections. */
   close(): void;
 };
@@ -110,7 +113,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     return budget.tryRetry(ctx.domain!.id, origin.retries, Date.now());
   }
 
-  async function fetchOrigin(ctx: RequestContext): Promise<EdgeResponse> {
+  async function fetchOrigin(ctx: RequestContext, options: { detached?: boolean } = {}): Promise<EdgeResponse> {
     const domain = ctx.domain;
     if (!domain || domain.origins.length === 0) throw new OriginError('no_origin', 'the domain has no routable origin');
     const length = Number(ctx.req.headers['content-length'] ?? 0);
@@ -121,8 +124,9 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
 
     // A client that leaves while the edge waits for the origin aborts the origin request.
     let current: ClientRequest | undefined;
-    let clientGone = ctx.req.socket.destroyed;
+    let clientGone = !options.detached && ctx.req.socket.destroyed;
     const onClose = (): void => {
+      if (options.detached) return;
       clientGone = true;
       current?.destroy(new ClientClosedError());
     };

@@ -46,6 +46,21 @@ export class PipelineRunner {
     }
   }
 
+  /**
+   * Runs the request phases only, for a request that will not get an HTTP response
+   * (an Upgrade): resolves true when one handled it (`ctx.response` then holds the
+   * answer to write), false when every check passed.
+   */
+  async decide(ctx: RequestContext): Promise<boolean> {
+    for (const phase of this.requestPhases) {
+      if (await phase.run(ctx)) {
+        for (const response of this.responsePhases) await response.run(ctx);
+        return true;
+      }
+    }
+    return false;
+  }
+
   private fromRequestPhase(ctx: RequestContext, start: number): Promise<void> | undefined {
     for (let index = start; index < this.requestPhases.length; index++) {
       const handled = this.requestPhases[index].run(ctx);

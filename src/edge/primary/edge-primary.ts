@@ -28,7 +28,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   const agent = new EdgeAgent({ config, logger, healthy: () => current !== undefined && aliveWorkers > 0 });
   const workerDrops = { usage: 0, security: 0, observations: 0 };
   const purges = new PurgeCoordinator(config.edgeDataDir);
-  const disk = new DiskCacheIndex(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes, logger);
+  const disk = new DiskCacheIndex(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes);
   const workerVersions = new Map<number, number>();
   const reloadWaiters: { worker: Worker; id: number }[] = [];
   let current: Current | undefined;
@@ -37,6 +37,8 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
 
   const prober = new OriginProber({
     intervalSeconds: config.edgeProbeIntervalSeconds,
+    connectTimeoutCapMs: config.edgeProxyConnectTimeoutSeconds * 1000,
+    readTimeoutCapMs: config.edgeProxyReadTimeoutSeconds * 1000,
     onObservation: (observation) => {
       agent.enqueueObservations([observation]);
       broadcast({ t: 'probe', observations: [observation] });
@@ -53,7 +55,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     const failures: { id: string; error: string }[] = [];
     for (const purge of purges.fresh(pulled.snapshot.purges)) {
       try {
-        await disk.purge(purge, apexById.get(purge.domain_id));
+        await disk.purge(purge, apexById.get(purge.domain_id) ?? '');
         acks.push(purge.id);
       } catch (error) {
         failures.push({ id: purge.id, error: `disk cache purge failed: ${(error as Error).message}`.slice(0, 500) });

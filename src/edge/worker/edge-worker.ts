@@ -108,10 +108,10 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     if (!ctx) {
       const bad = new RequestContext(req, res, { config: active, requestId: nextId(), clientIp: req.socket.remoteAddress ?? '', scheme: 'http' });
       bad.response = errorPage(bad, 400, 'The request target is not a path.');
-      return pipeline.runner.run(bad);
+      return pipeline.run(bad);
     }
     if (EDGE_PATHS.has(ctx.path) && !domainForHost(active, ctx.host)) return void endpoints(req, res);
-    pipeline.runner.run(ctx);
+    pipeline.run(ctx);
   }
 
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65000, headersTimeout: 20000, requestTimeout: 0 }, handle);

@@ -14,11 +14,12 @@ export type AgentStatusView = {
 
 export type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/telemetry-items.js';
 import type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/telemetry-items.js';
+import type { OriginObservation as ProbeObservation } from '../origin/observation.js';
 
 export type ToWorker =
   | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string }
   | { t: 'status'; status: AgentStatusView }
-  | { t: 'probe'; observations: OriginObservation[] }
+  | { t: 'probe'; observations: ProbeObservation[] }
   | { t: 'reload-result'; id: number; result: Record<string, unknown> };
 
 export type ToPrimary =

@@ -1,42 +1,130 @@
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/load.js';
+import { createCachePhase } from '../cache/cache-phase.js';
+import { cacheHeaderPhase } from '../cache/cache-header-phase.js';
+import { DiskTier } from '../cache/disk-tier.js';
+import { MemoryTier } from '../cache/memory-tier.js';
+import { applyPurges } from '../cache/purge.js';
 import type { ActiveConfig } from '../config/active-config.js';
+import { createCountryServices, type CountryServices } from '../country/country-services.js';
 import type { RequestContext } from '../pipeline/context.js';
-import { errorPage } from '../pipeline/error-page.js';
+import type { EdgeResponse } from '../pipeline/response.js';
 import { factsPhase } from '../pipeline/facts-phase.js';
 import { hostPhase } from '../pipeline/host-phase.js';
 import { hygienePhase } from '../pipeline/hygiene-phase.js';
 import { createLogPhase } from '../pipeline/log-phase.js';
 import { PipelineRunner } from '../pipeline/runner.js';
-import type { OriginObservation } from './messages.js';
+import { OriginBreakers } from '../origin/breaker.js';
+import { OriginHealthView } from '../origin/health-view.js';
+import { originPhase } from '../origin/origin-phase.js';
+import { createOriginFetcher } from '../origin/proxy.js';
+import { RetryBudget } from '../origin/retry-budget.js';
+import { handleUpgrade } from '../origin/websocket.js';
+import { headerRulesPhase, requestHeaderRulesPhase } from '../rules/header-rules-phase.js';
+import { pageRulesPhase } from '../rules/page-rules-phase.js';
+import { redirectsPhase } from '../rules/redirects-phase.js';
+import { CHALLENGE_PATH } from '../security/challenge-page.js';
+import { challengePhase } from '../security/challenge-phase.js';
+import { ipRulesPhase } from '../security/ip-rules-phase.js';
+import { rateLimitPhase } from '../security/rate-limit-phase.js';
+import { wafPhase } from '../security/waf-phase.js';
+import type { OriginObservation } from '../origin/observation.js';
 import type { TelemetryBuffer } from './telemetry-buffer.js';
 
 /** What a worker's request handling is made of, built once per worker. */
 export type WorkerPipeline = {
-  runner: PipelineRunner;
+  /** Runs a customer request through every phase. */
+  run(ctx: RequestContext): void;
   /** The client address of a request (X-Forwarded-For from trusted proxies, else the peer). */
   clientIp(req: IncomingMessage, peer: string): string;
   /** Prepares for a newly activated config; returns the ids of the purges this worker has now applied. */
   onConfig(next: ActiveConfig, first: boolean): string[];
   /** Probe results from the primary. */
   onProbe(observations: OriginObservation[]): void;
-  /** A WebSocket (or other Upgrade) request. */
+  /** A WebSocket (or other Upgrade) request: host, country and the security phases first, then the origin. */
   upgrade(ctx: RequestContext, socket: Socket, head: Buffer): void;
   close(): void;
 };
 
+type Deps = { config: Config; logger: Logger; telemetry: TelemetryBuffer };
+
+// An answer decided before the tunnel exists (a block, a challenge, the 404 page) written on the raw socket.
+function writeToSocket(socket: Socket, response: EdgeResponse): void {
+  const body = Buffer.isBuffer(response.body) ? response.body : Buffer.alloc(0);
+  const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (name === 'content-length' || name === 'connection' || name === 'transfer-encoding') continue;
+    for (const item of Array.isArray(value) ? value : [value]) head.push(`${name}: ${item}`);
+  }
+  head.push(`content-length: ${body.length}`, 'connection: close', '', '');
+  socket.end(Buffer.concat([Buffer.from(head.join('\r\n')), body]));
+}
+
 /** Assembles the phases of a worker in their order (docs/edge.md, "Pipeline"). */
-export async function buildWorkerPipeline(deps: { config: Config; logger: Logger; telemetry: TelemetryBuffer }): Promise<WorkerPipeline> {
-  const unavailable = { name: 'origin', run: (ctx: RequestContext) => ((ctx.response = errorPage(ctx, 503, 'No origin is configured.')), true) };
-  const runner = new PipelineRunner([hostPhase, factsPhase, unavailable], [hygienePhase], createLogPhase(deps.telemetry), deps.logger);
+export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): Promise<WorkerPipeline> {
+  const country: CountryServices = await createCountryServices(config, logger);
+  const health = new OriginHealthView({ onObservation: (observation) => telemetry.observation(observation) });
+  const breakers = new OriginBreakers();
+  const budget = new RetryBudget();
+  const fetcher = createOriginFetcher({ config, health, breakers, budget });
+  const memory = new MemoryTier(config.edgeCacheMemoryBytes);
+  const disk = config.edgeCacheDiskBytes > 0 ? new DiskTier(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes) : null;
+  const cache = createCachePhase({
+    memory,
+    disk,
+    fetchOrigin: (ctx, options) => fetcher.fetchOrigin(ctx, options),
+    onStored: (file, size) => telemetry.stored(file, size),
+    maxObjectBytes: config.edgeCacheMaxObjectBytes,
+    onError: (error) => logger.warn({ err: error }, 'cache tier failure'),
+  });
+  const challenge = challengePhase({ secret: config.edgeClearanceSecret!, ttlSeconds: config.edgeClearanceTtlSeconds });
+  const log = createLogPhase(telemetry);
+  const security = [ipRulesPhase, wafPhase, rateLimitPhase(), challenge];
+  const beforeOrigin = [hostPhase, country.phase, factsPhase, pageRulesPhase, redirectsPhase, ...security, requestHeaderRulesPhase];
+  const responsePhases = [cacheHeaderPhase, headerRulesPhase, hygienePhase];
+  const main = new PipelineRunner([...beforeOrigin, cache, originPhase(fetcher)], responsePhases, log, logger);
+  // The challenge answer (POST /__cdn/challenge) is the edge's, whatever the host's rules say.
+  const challengeAnswer = new PipelineRunner([hostPhase, country.phase, factsPhase, challenge], [hygienePhase], log, logger);
+  // An Upgrade request runs the checks a request would, then goes to the origin as a tunnel.
+  const upgradeChecks = new PipelineRunner(beforeOrigin, [hygienePhase], log, logger);
+  const seenPurges = new Set<string>();
+
   return {
-    runner,
-    clientIp: (_req, peer) => peer,
-    onConfig: () => [],
-    onProbe: () => undefined,
-    upgrade: (_ctx, socket) => void socket.end('HTTP/1.1 501 Not Implemented\r\nconnection: close\r\ncontent-length: 0\r\n\r\n'),
-    close: () => undefined,
+    run: (ctx) => (ctx.path === CHALLENGE_PATH ? challengeAnswer : main).run(ctx),
+    clientIp: (req, peer) => country.clientIp(req, peer),
+    onConfig(next, first) {
+      const fresh = next.purges.filter((purge) => !seenPurges.has(purge.id));
+      for (const purge of fresh) seenPurges.add(purge.id);
+      if (!first) applyPurges(fresh, memory, next);
+      const live = new Set(next.purges.map((purge) => purge.id));
+      for (const id of seenPurges) if (!live.has(id)) seenPurges.delete(id);
+      const originIds = new Set([...next.domainsById.values()].flatMap((domain) => domain.origins.map((origin) => origin.id)));
+      health.retainOnly(originIds);
+      breakers.retainOnly(originIds);
+      budget.retainOnly(new Set(next.domainsById.keys()));
+      return fresh.map((purge) => purge.id);
+    },
+    onProbe: (observations) => {
+      for (const observation of observations) health.applyProbe(observation);
+    },
+    upgrade(ctx, socket, head) {
+      upgradeChecks.decide(ctx).then(
+        (handled) => {
+          if (handled) return writeToSocket(socket, ctx.response!);
+          void handleUpgrade(ctx.req, socket, head, { domain: ctx.domain!, host: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme }, { config, health, breakers, budget });
+        },
+        (error: unknown) => {
+          logger.error({ err: error, requestId: ctx.requestId }, 'upgrade checks failed');
+          socket.destroy();
+        },
+      );
+    },
+    close() {
+      fetcher.close();
+      country.close();
+    },
   };
 }
