@@ -9,7 +9,7 @@ import { DiskTier } from '../cache/disk-tier.js';
 import { MemoryTier } from '../cache/memory-tier.js';
 import { applyPurges } from '../cache/purge.js';
 import type { ActiveConfig } from '../config/active-config.js';
-import { createCountryServices, type CountryServices } from '../country/country-services.js';
+import { createCountryServices, type CountryServices } from '../country/country-phase.js';
 import type { RequestContext } from '../pipeline/context.js';
 import type { EdgeResponse } from '../pipeline/response.js';
 import { factsPhase } from '../pipeline/facts-phase.js';

@@ -1,0 +1,50 @@
+import type { IncomingMessage } from 'node:http';
+import { canonicalIp } from '../../shared/ip-address.js';
+import { isCountry } from '../../shared/geo/regions.js';
+import { trustedProxyMatcher } from './trusted-proxies.js';
+
+const MAX_FORWARDED_HOPS = 32;
+
+/** Who the client is, as far as the edge may believe its upstream. */
+export type ClientResolver = {
+  /** The client address: from X-Forwarded-For when the peer is a trusted proxy (the right-most address that is not one), else the peer. */
+  clientIp(req: IncomingMessage, peer: string): string;
+  /** The country a trusted upstream stated (the first of CDN_EDGE_COUNTRY_HEADERS present), or undefined. */
+  headerCountry(req: IncomingMessage, peer: string): string | undefined;
+};
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Builds the resolver from CDN_EDGE_TRUSTED_PROXIES and CDN_EDGE_COUNTRY_HEADERS. */
+export function createClientResolver(options: { trustedProxies: string; countryHeaders: string }): ClientResolver {
+  const trusted = trustedProxyMatcher(options.trustedProxies);
+  const headers = options.countryHeaders
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  return {
+    clientIp(req, peer) {
+      if (!trusted(peer)) return peer;
+      const forwarded = req.headers['x-forwarded-for'];
+      if (!forwarded) return peer;
+      const hops = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded).split(',', MAX_FORWARDED_HOPS * 4).slice(-MAX_FORWARDED_HOPS);
+      for (let index = hops.length - 1; index >= 0; index--) {
+        const hop = canonicalIp(hops[index].trim());
+        if (hop === undefined) return peer;
+        if (!trusted(hop) || index === 0) return hop;
+      }
+      return peer;
+    },
+    headerCountry(req, peer) {
+      if (headers.length === 0 || !trusted(peer)) return undefined;
+      for (const name of headers) {
+        const value = headerValue(req, name)?.trim().toUpperCase();
+        if (value !== undefined) return value.length === 2 && isCountry(value) ? value : undefined;
+      }
+      return undefined;
+    },
+  };
+}
