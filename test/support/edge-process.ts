@@ -32,7 +32,7 @@ export class EdgeProcess {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
-        CDN_LOG_LEVEL: 'warn',
+        CDN_LOG_LEVEL: process.env.CDN_TEST_EDGE_LOG_LEVEL ?? 'warn',
         CDN_EDGE_CORE_URL: options.coreUrl,
         CDN_EDGE_TOKEN: options.token,
         CDN_EDGE_ID: options.edgeId ?? 'test-edge',
@@ -56,14 +56,17 @@ export class EdgeProcess {
   /** Waits until every worker could answer /ready with 200 (a snapshot is active). */
   async waitReady(minVersion = 0, timeoutMs = START_TIMEOUT_MS): Promise<Record<string, any>> {
     const deadline = Date.now() + timeoutMs;
+    let last = '';
     for (;;) {
       if (this.child.exitCode !== null) throw new Error(`cdn edge exited with ${this.child.exitCode}:\n${this.output}`);
-      const ready = await fetch(`${this.url}/ready`).then(
-        async (response) => (response.status === 200 ? ((await response.json()) as Record<string, any>) : undefined),
-        () => undefined,
+      const answer = await fetch(`${this.url}/ready`).then(
+        async (response) => ({ status: response.status, text: await response.text() }),
+        (error: Error) => ({ status: 0, text: error.message }),
       );
+      last = `${answer.status} ${answer.text}`;
+      const ready = answer.status === 200 ? (JSON.parse(answer.text) as Record<string, any>) : undefined;
       if (ready && ready.config.version >= minVersion && ready.workers?.alive === ready.workers?.configured) return ready;
-      if (Date.now() > deadline) throw new Error(`cdn edge not ready (version >= ${minVersion}) in ${timeoutMs} ms:\n${this.output}`);
+      if (Date.now() > deadline) throw new Error(`cdn edge not ready (version >= ${minVersion}) in ${timeoutMs} ms; last /ready: ${last}\n${this.output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -100,6 +100,10 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
 
   function onWorkerMessage(worker: Worker, message: ToPrimary): void {
     switch (message.t) {
+      case 'listening':
+        if (current) worker.send(current.message);
+        worker.send({ t: 'status', status: statusView() } satisfies ToWorker);
+        return;
       case 'activated':
         workerVersions.set(worker.id, message.version);
         void settlePurges().catch((error: Error) => logger.error({ err: error }, 'purge settlement failed'));
@@ -133,11 +137,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   function fork(): void {
     const worker = cluster.fork(workerEnv);
     worker.on('message', (message: ToPrimary) => onWorkerMessage(worker, message));
-    worker.once('online', () => {
-      aliveWorkers++;
-      if (current) worker.send(current.message);
-      worker.send({ t: 'status', status: statusView() } satisfies ToWorker);
-    });
+    worker.once('online', () => aliveWorkers++);
   }
 
   cluster.on('exit', (worker, code, signal) => {

@@ -128,6 +128,8 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   });
   await new Promise<void>((resolve) => server.listen(config.edgeHttpPort, config.bind, resolve));
+  // Messages sent before the handler above existed would be lost: the primary sends the snapshot on this.
+  send({ t: 'listening' });
 
   const stop = () => {
     telemetry.stop();

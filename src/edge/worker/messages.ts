@@ -23,6 +23,7 @@ export type ToWorker =
   | { t: 'reload-result'; id: number; result: Record<string, unknown> };
 
 export type ToPrimary =
+  | { t: 'listening' }
   | { t: 'activated'; version: number; purgeIds: string[] }
   | { t: 'activation-failed'; version: number; error: string }
   | {
