@@ -204,19 +204,19 @@ class CachePhase implements Phase {
       return this.pass(ctx, response, status);
     }
     const origin = response.headers;
-    const store = (body: Buffer | null): void => {
+    const store = (body: Buffer | null): Promise<void> | undefined => {
       if (body === null) {
         settle('not_stored');
         this.stopCoalescing(key, fetchedAt);
-        return;
+        return undefined;
       }
       const entries = entriesFor(ctx, key, response.status, storedHeaders(origin, fresh, body.length), body, fresh, fetchedAt);
-      void this.store(entries, settle);
+      return this.store(entries, settle);
     };
     const body = response.body;
     const client: EdgeResponse = { status: response.status, headers: { ...origin }, body };
     if (fresh.clientCacheControl !== undefined) client.headers['cache-control'] = fresh.clientCacheControl;
-    if (body === null || Buffer.isBuffer(body)) store(body ?? Buffer.alloc(0));
+    if (body === null || Buffer.isBuffer(body)) void store(body ?? Buffer.alloc(0));
     else client.body = teeForStore(body, this.limit, store);
     return this.pass(ctx, client, status);
   }

@@ -1,8 +1,12 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { TestCore, type Json } from '../../support/core.js';
 import { EdgeProcess } from '../../support/edge-process.js';
 import { createSite, publish, TestOrigin } from '../../support/edge-site.js';
 import { eventually } from '../../support/eventually.js';
+import { writeMmdb } from '../../support/mmdb-writer.js';
 
 const TOKEN = 'cdnedge_e2e-serving-token-0123456789abcdef';
 
@@ -14,6 +18,7 @@ describe('cdn edge serves customer traffic from the published snapshot', functio
   let backup: TestOrigin;
   let edge: EdgeProcess;
   let site: Json;
+  let geoDir: string;
   const base = () => `/api/v1/domains/${site.id}`;
 
   before(async () => {
@@ -22,13 +27,16 @@ describe('cdn edge serves customer traffic from the published snapshot', functio
     backup = await TestOrigin.start('backup');
     site = await createSite(core, 'example.com', origin.port);
     await publish(core);
-    edge = await EdgeProcess.start({ coreUrl: core.url, token: TOKEN, env: { CDN_EDGE_TRUSTED_PROXIES: 'loopback' } });
+    geoDir = await mkdtemp(path.join(tmpdir(), 'cdn-geo-'));
+    await writeFile(path.join(geoDir, 'countries.mmdb'), writeMmdb({ '203.0.113.0/24': { country_code: 'NL' } }));
+    edge = await EdgeProcess.start({ coreUrl: core.url, token: TOKEN, env: { CDN_EDGE_TRUSTED_PROXIES: 'loopback', CDN_EDGE_GEOIP_FILE: path.join(geoDir, 'countries.mmdb') } });
   });
   after(async () => {
     await edge?.stop();
     await origin?.stop();
     await backup?.stop();
     await core?.stop();
+    if (geoDir) await rm(geoDir, { recursive: true, force: true });
   });
 
   async function republish(): Promise<void> {
@@ -45,6 +53,14 @@ describe('cdn edge serves customer traffic from the published snapshot', functio
     expect(second.text).to.equal('origin primary /walkthrough\n');
     expect(second.headers['x-cache']).to.equal('HIT');
     expect(origin.count('/walkthrough')).to.equal(1);
+  });
+
+  it('answers the second request from the cache whichever worker takes it', async () => {
+    // Connections alternate between the two workers: the second request of each pair is the other worker's.
+    for (let index = 0; index < 6; index++) {
+      expect((await edge.request('www.example.com', `/pair/${index}`)).headers['x-cache']).to.equal('MISS');
+      expect((await edge.request('www.example.com', `/pair/${index}`)).headers['x-cache'], `pair ${index}`).to.equal('HIT');
+    }
   });
 
   it('removes the Server header and version tokens, and stamps a request id', async () => {
@@ -93,6 +109,15 @@ describe('cdn edge serves customer traffic from the published snapshot', functio
     expect((await edge.request('www.example.com', '/ip', { headers: { 'x-forwarded-for': '192.0.2.7' } })).status).to.equal(403);
     expect((await edge.request('www.example.com', '/geo', { headers: { 'x-cdn-country': 'FR' } })).status).to.equal(403);
     expect((await edge.request('www.example.com', '/geo', { headers: { 'x-cdn-country': 'DE' } })).status).to.equal(200);
+  });
+
+  it('resolves the country of the client address from the GeoIP file', async () => {
+    await core.post(`${base()}/waf-rules`, { name: 'no NL', match: { countries: ['NL'], paths: [{ kind: 'prefix', value: '/geoip' }] }, action: 'block' }, 201);
+    await republish();
+    expect((await edge.request('www.example.com', '/geoip', { headers: { 'x-forwarded-for': '203.0.113.5' } })).status).to.equal(403);
+    expect((await edge.request('www.example.com', '/geoip', { headers: { 'x-forwarded-for': '198.51.100.20' } })).status).to.equal(200);
+    const blocked = await eventually('the security event', async () => (await core.db.securityEvent.findFirst({ where: { path: '/geoip' } })) ?? undefined);
+    expect(blocked.client_country).to.equal('NL');
   });
 
   it('blocks a SQL injection with the managed WAF signatures', async () => {
