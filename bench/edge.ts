@@ -1,0 +1,270 @@
+// npm run bench:edge — the edge (`cdn edge`, 2 workers) against nginx (Debian nginx-light, 2 workers,
+// proxy_cache) in front of the same origin, driven by wrk (apt-get install wrk nginx-light) in one run.
+// The core (own process, fresh database) publishes 1,000 domains; the tested one carries 50 rules.
+// Prints req/s and p99 for a cache HIT and for a MISS (plain proxy) on both and their ratios, the
+// p99 a MISS adds over asking the origin directly, the RSS of each edge worker holding 10,000
+// cached objects, and the failed requests while 20 snapshots are activated under load.
+// Targets (issue #11): HIT >= 0.7x nginx, MISS >= 0.4x nginx, added MISS p99 < 2 ms, RSS < 300 MB
+// per worker, zero failed requests during swaps. BENCH_EDGE_SECONDS (default 10) sets each run's length.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startCoreProcess } from './core-process.js';
+import { requireWrk } from './wrk.js';
+import { freePort } from '../test/support/cluster.js';
+import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
+
+const TOKEN = 'cdnedge_bench-edge-token-0123456789abcdef';
+const SECONDS = Number(process.env.BENCH_EDGE_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_EDGE_CONNECTIONS ?? 64);
+const DOMAINS = 1000;
+const HOST = 'www.bench1.example';
+const NGINX = '/usr/sbin/nginx';
+const BODY_BYTES = 2048;
+const CACHED_OBJECTS = 10000;
+const SWAPS = 20;
+
+type WrkResult = { rps: number; p99Ms: number; failed: number; requests: number };
+const children: ChildProcess[] = [];
+
+function exitWithout(what: string): never {
+  console.error(`bench:edge needs ${what}`);
+  process.exit(1);
+}
+
+/** The origin: its own process, 2 KB answers; /hit/* cacheable for an hour, /miss/* never. */
+function startOrigin(port: number): ChildProcess {
+  const source = `
+    const http = require('node:http');
+    const body = Buffer.alloc(${BODY_BYTES}, 'x');
+    http.createServer((req, res) => {
+      const cacheable = req.url.startsWith('/hit/');
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': body.length, 'cache-control': cacheable ? 'max-age=3600' : 'no-store' });
+      res.end(body);
+    }).listen(${port}, '127.0.0.1', () => process.send('listening'));`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push(child);
+  return child;
+}
+
+async function nginxConfig(dir: string, port: number, originPort: number): Promise<string> {
+  const file = path.join(dir, 'nginx.conf');
+  await writeFile(
+    file,
+    `user root;
+worker_processes 2;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  proxy_cache_path ${dir}/cache levels=1:2 keys_zone=bench:64m max_size=1g inactive=60m use_temp_path=off;
+  upstream origin { server 127.0.0.1:${originPort}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${port};
+    server_tokens off;
+    location / {
+      proxy_pass http://origin;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_cache bench;
+      proxy_cache_key $host$request_uri;
+      add_header X-Cache $upstream_cache_status;
+    }
+  }
+}
+`,
+  );
+  return file;
+}
+
+function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 60000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const tick = async () => {
+      if (await probe().catch(() => false)) return resolve();
+      if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${what}`));
+      setTimeout(tick, 200);
+    };
+    void tick();
+  });
+}
+
+function get(port: number, pathname: string, agent?: http.Agent): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path: pathname, headers: { host: HOST }, agent: agent ?? false }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, headers: response.headers }));
+    });
+    request.on('error', reject);
+  });
+}
+
+/** Runs wrk; returns requests/s, p99 (ms) and the failed requests (non-2xx/3xx and socket errors). */
+function wrk(port: number, pathname: string, seconds = SECONDS, connections = CONNECTIONS): Promise<WrkResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `Host: ${HOST}`, `http://127.0.0.1:${port}${pathname}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => {
+      const rps = /Requests\/sec:\s+([\d.]+)/.exec(output);
+      const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(output);
+      const requests = /(\d+) requests in/.exec(output);
+      if (code !== 0 || !rps || !p99 || !requests) return reject(new Error(`wrk failed (${code}):\n${output}`));
+      const unit = { us: 0.001, ms: 1, s: 1000 }[p99[2] as 'us' | 'ms' | 's'];
+      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
+      const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+      const socketErrors = socket ? socket.slice(1).reduce((sum, value) => sum + Number(value), 0) : 0;
+      resolve({ rps: Number(rps[1]), p99Ms: Number(p99[1]) * unit, failed: non2xx + socketErrors, requests: Number(requests[1]) });
+    });
+  });
+}
+
+/** 1,000 active domains, each with proxied www and apex records and one http origin on `originPort`. */
+async function loadDomains(url: string, originPort: number): Promise<string> {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  await pool.query(
+    `INSERT INTO domains (domain, name, zone_name, status, updated_at)
+     SELECT 'bench' || n || '.example', 'bench' || n || '.example', 'bench' || n || '.example', 'active', now() FROM generate_series(1, $1) n`,
+    [DOMAINS],
+  );
+  await pool.query(`INSERT INTO dns_records (domain_id, type, name, content, content_digest, proxied, updated_at) SELECT d.id, 'A', r.name, '192.0.2.1', encode(sha256(convert_to(r.name, 'UTF8')), 'hex'), true, now() FROM domains d, (VALUES ('www'), ('@')) r(name)`);
+  await pool.query(`INSERT INTO origins (domain_id, host, scheme, port, updated_at) SELECT d.id, '127.0.0.1', 'http', $1, now() FROM domains d`, [originPort]);
+  const tested = await pool.query<{ id: string }>(`SELECT id FROM domains WHERE domain = 'bench1.example'`);
+  await pool.end();
+  return tested.rows[0].id;
+}
+
+/** 50 rules of every kind on the tested domain; only one (a response header) matches the benchmark paths. */
+async function addRules(base: string, domainId: string): Promise<void> {
+  const post = async (kind: string, body: object) => {
+    const response = await fetch(`${base}/api/v1/domains/${domainId}/${kind}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (response.status !== 201) throw new Error(`POST ${kind} answered ${response.status}: ${await response.text()}`);
+  };
+  const paths = (value: string) => ({ paths: [{ kind: 'prefix', value }] });
+  for (let n = 0; n < 10; n++) {
+    await post('redirects', { name: `redirect ${n}`, match: { paths: [{ kind: 'exact', value: `/old/${n}` }] }, target: `/new/${n}` });
+    await post('waf-rules', { name: `waf ${n}`, match: paths(`/admin/${n}`), action: 'block' });
+    await post('ip-rules', { name: `ip ${n}`, cidr: `203.0.113.${n}/32`, action: 'block' });
+    await post('headers', { name: `header ${n}`, match: paths(`/static/${n}`), header_name: `x-static-${n}`, value: 'yes' });
+  }
+  for (let n = 0; n < 4; n++) {
+    await post('cache-rules', { name: `cache ${n}`, match: paths(`/assets/${n}/`), action: 'cache', edge_ttl_seconds: 600 });
+    await post('page-rules', { name: `page ${n}`, url_pattern: `bench1.example/legacy/${n}/*`, settings: { cache_level: 'bypass' } });
+  }
+  await post('rate-limits', { name: 'login', match: { paths: [{ kind: 'exact', value: '/login' }], methods: ['POST'] }, requests: 10, period_seconds: 60 });
+  await post('headers', { name: 'everywhere', header_name: 'x-served-by', value: 'bench-edge' });
+}
+
+async function publish(base: string): Promise<number> {
+  const response = await fetch(`${base}/api/v1/config/snapshots/rebuild`, { method: 'POST' });
+  return ((await response.json()) as { data: { version: number } }).data.version;
+}
+
+async function edgeVersion(port: number): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${port}/ready`);
+  return response.status === 200 ? ((await response.json()) as { config: { version: number } }).config.version : -1;
+}
+
+async function workerPids(parent: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+const line = (label: string, result: WrkResult) => `${label.padEnd(34)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p99 ${result.p99Ms.toFixed(2).padStart(6)} ms   failed ${result.failed}`;
+
+requireWrk();
+if (spawnSync(NGINX, ['-v']).error) exitWithout('nginx: apt-get install nginx-light');
+const dir = await mkdtemp(path.join(tmpdir(), 'cdn-bench-edge-'));
+const url = await createTestDatabase();
+const cleanup = async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+};
+process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+try {
+  const [originPort, nginxPort, edgePort] = [await freePort(), await freePort(), await freePort()];
+  const origin = startOrigin(originPort);
+  await new Promise((resolve) => origin.once('message', resolve));
+  const maxBytes = String(64 * 1024 * 1024);
+  const core = await startCoreProcess(url, { CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN, CDN_PUBLISH_ENABLED: 'false', CDN_EDGE_CONFIG_MAX_BYTES: maxBytes });
+  children.push(core.child);
+  const tested = { id: await loadDomains(url, originPort) };
+  await addRules(core.base, tested.id);
+  const version = await publish(core.base);
+
+  const nginx = spawn(NGINX, ['-p', dir, '-c', await nginxConfig(dir, nginxPort, originPort)], { stdio: ['ignore', 'inherit', 'inherit'] });
+  children.push(nginx);
+  const edge = spawn(process.execPath, ['bin/cdn.js', 'edge'], {
+    env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgePort), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.push(edge);
+  await waitFor('nginx', async () => (await get(nginxPort, '/hit/warm')).status === 200);
+  await waitFor('the edge to serve the snapshot', async () => (await edgeVersion(edgePort)) === version);
+  console.log(`edge ready on snapshot v${version}: ${DOMAINS} domains, 50 rules on ${HOST}; ${SECONDS} s per run, ${CONNECTIONS} connections`);
+
+  for (const port of [nginxPort, edgePort]) for (let n = 0; n < 4; n++) await get(port, '/hit/1');
+  const nginxHit = await wrk(nginxPort, '/hit/1');
+  const edgeHit = await wrk(edgePort, '/hit/1');
+  const direct = await wrk(originPort, '/miss/1');
+  const nginxMiss = await wrk(nginxPort, '/miss/1');
+  const edgeMiss = await wrk(edgePort, '/miss/1');
+  console.log(line('nginx proxy_cache HIT', nginxHit));
+  console.log(line('edge HIT', edgeHit));
+  console.log(line('origin directly', direct));
+  console.log(line('nginx plain proxy (MISS)', nginxMiss));
+  console.log(line('edge MISS', edgeMiss));
+  console.log(`HIT ratio edge/nginx: ${(edgeHit.rps / nginxHit.rps).toFixed(2)}x (target >= 0.7)`);
+  console.log(`MISS ratio edge/nginx: ${(edgeMiss.rps / nginxMiss.rps).toFixed(2)}x (target >= 0.4)`);
+  console.log(`MISS p99 added over the origin: ${(edgeMiss.p99Ms - direct.p99Ms).toFixed(2)} ms (target < 2 ms; nginx adds ${(nginxMiss.p99Ms - direct.p99Ms).toFixed(2)} ms)`);
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  let next = 1;
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next <= CACHED_OBJECTS) await get(edgePort, `/hit/object-${next++}`, agent);
+  }));
+  agent.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const workers = await workerPids(edge.pid!);
+  const rss = await Promise.all(workers.map(rssMb));
+  console.log(`RSS with ${CACHED_OBJECTS.toLocaleString('en')} objects cached: ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(', ')} per worker; primary ${(await rssMb(edge.pid!)).toFixed(0)} MB (target < 300 MB per worker)`);
+
+  const swapSeconds = Math.ceil(SWAPS * 0.5) + 4;
+  const underLoad = wrk(edgePort, '/hit/1', swapSeconds);
+  let swapped = version;
+  for (let n = 0; n < SWAPS; n++) {
+    await fetch(`${core.base}/api/v1/domains/${tested.id}/headers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `swap ${n}`, header_name: `x-swap-${n}`, value: 'on', match: { paths: [{ kind: 'prefix', value: '/nowhere/' }] } }) });
+    swapped = await publish(core.base);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const swaps = await underLoad;
+  console.log(`${SWAPS} snapshot swaps under load (v${version + 1}..v${swapped}, edge on v${await edgeVersion(edgePort)}): ${Math.round(swaps.rps).toLocaleString('en')} req/s, ${swaps.requests.toLocaleString('en')} requests, failed ${swaps.failed} (target 0)`);
+} finally {
+  await cleanup();
+  await dropTestDatabase(url);
+  await stopSharedServer();
+  await rm(dir, { recursive: true, force: true });
+}
