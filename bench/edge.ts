@@ -5,7 +5,8 @@
 // p99 a MISS adds over asking the origin directly, the RSS of each edge worker holding 10,000
 // cached objects, and the failed requests while 20 snapshots are activated under load.
 // Targets (issue #11): HIT >= 0.7x nginx, MISS >= 0.4x nginx, added MISS p99 < 2 ms, RSS < 300 MB
-// per worker, zero failed requests during swaps. BENCH_EDGE_SECONDS (default 10) sets each run's length.
+// per worker, zero failed requests during swaps. BENCH_EDGE_SECONDS (default 10) sets each run's length;
+// BENCH_EDGE_ONLY=hit or miss runs only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -177,12 +178,14 @@ async function edgeVersion(port: number): Promise<number> {
   return response.status === 200 ? ((await response.json()) as { config: { version: number } }).config.version : -1;
 }
 
+/** The edge workers: children of the edge process running `cdn.js edge` (not tsx's helper processes). */
 async function workerPids(parent: number): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) pids.push(Number(entry));
+    const command = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent && command.includes('cdn.js')) pids.push(Number(entry));
   }
   return pids;
 }
@@ -217,7 +220,8 @@ try {
 
   const nginx = spawn(NGINX, ['-p', dir, '-c', await nginxConfig(dir, nginxPort, originPort)], { stdio: ['ignore', 'inherit', 'inherit'] });
   children.push(nginx);
-  const edge = spawn(process.execPath, ['bin/cdn.js', 'edge'], {
+  const nodeArgs = (process.env.BENCH_EDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const edge = spawn(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], {
     env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgePort), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -226,42 +230,48 @@ try {
   await waitFor('the edge to serve the snapshot', async () => (await edgeVersion(edgePort)) === version);
   console.log(`edge ready on snapshot v${version}: ${DOMAINS} domains, 50 rules on ${HOST}; ${SECONDS} s per run, ${CONNECTIONS} connections`);
 
-  for (const port of [nginxPort, edgePort]) for (let n = 0; n < 4; n++) await get(port, '/hit/1');
-  const nginxHit = await wrk(nginxPort, '/hit/1');
-  const edgeHit = await wrk(edgePort, '/hit/1');
-  const direct = await wrk(originPort, '/miss/1');
-  const nginxMiss = await wrk(nginxPort, '/miss/1');
-  const edgeMiss = await wrk(edgePort, '/miss/1');
-  console.log(line('nginx proxy_cache HIT', nginxHit));
-  console.log(line('edge HIT', edgeHit));
-  console.log(line('origin directly', direct));
-  console.log(line('nginx plain proxy (MISS)', nginxMiss));
-  console.log(line('edge MISS', edgeMiss));
-  console.log(`HIT ratio edge/nginx: ${(edgeHit.rps / nginxHit.rps).toFixed(2)}x (target >= 0.7)`);
-  console.log(`MISS ratio edge/nginx: ${(edgeMiss.rps / nginxMiss.rps).toFixed(2)}x (target >= 0.4)`);
-  console.log(`MISS p99 added over the origin: ${(edgeMiss.p99Ms - direct.p99Ms).toFixed(2)} ms (target < 2 ms; nginx adds ${(nginxMiss.p99Ms - direct.p99Ms).toFixed(2)} ms)`);
-
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-  let next = 1;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    while (next <= CACHED_OBJECTS) await get(edgePort, `/hit/object-${next++}`, agent);
-  }));
-  agent.destroy();
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  const workers = await workerPids(edge.pid!);
-  const rss = await Promise.all(workers.map(rssMb));
-  console.log(`RSS with ${CACHED_OBJECTS.toLocaleString('en')} objects cached: ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(', ')} per worker; primary ${(await rssMb(edge.pid!)).toFixed(0)} MB (target < 300 MB per worker)`);
-
-  const swapSeconds = Math.ceil(SWAPS * 0.5) + 4;
-  const underLoad = wrk(edgePort, '/hit/1', swapSeconds);
-  let swapped = version;
-  for (let n = 0; n < SWAPS; n++) {
-    await fetch(`${core.base}/api/v1/domains/${tested.id}/headers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `swap ${n}`, header_name: `x-swap-${n}`, value: 'on', match: { paths: [{ kind: 'prefix', value: '/nowhere/' }] } }) });
-    swapped = await publish(core.base);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  const only = process.env.BENCH_EDGE_ONLY;
+  if (only !== 'miss') {
+    for (const port of [nginxPort, edgePort]) for (let n = 0; n < 4; n++) await get(port, '/hit/1');
+    const nginxHit = await wrk(nginxPort, '/hit/1');
+    const edgeHit = await wrk(edgePort, '/hit/1');
+    console.log(line('nginx proxy_cache HIT', nginxHit));
+    console.log(line('edge HIT', edgeHit));
+    console.log(`HIT ratio edge/nginx: ${(edgeHit.rps / nginxHit.rps).toFixed(2)}x (target >= 0.7)`);
   }
-  const swaps = await underLoad;
-  console.log(`${SWAPS} snapshot swaps under load (v${version + 1}..v${swapped}, edge on v${await edgeVersion(edgePort)}): ${Math.round(swaps.rps).toLocaleString('en')} req/s, ${swaps.requests.toLocaleString('en')} requests, failed ${swaps.failed} (target 0)`);
+  if (only !== 'hit') await missRssAndSwaps();
+  async function missRssAndSwaps(): Promise<void> {
+    const direct = await wrk(originPort, '/miss/1');
+    const nginxMiss = await wrk(nginxPort, '/miss/1');
+    const edgeMiss = await wrk(edgePort, '/miss/1');
+    console.log(line('origin directly', direct));
+    console.log(line('nginx plain proxy (MISS)', nginxMiss));
+    console.log(line('edge MISS', edgeMiss));
+    console.log(`MISS ratio edge/nginx: ${(edgeMiss.rps / nginxMiss.rps).toFixed(2)}x (target >= 0.4)`);
+    console.log(`MISS p99 added over the origin: ${(edgeMiss.p99Ms - direct.p99Ms).toFixed(2)} ms (target < 2 ms; nginx adds ${(nginxMiss.p99Ms - direct.p99Ms).toFixed(2)} ms)`);
+
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+    let next = 1;
+    await Promise.all(Array.from({ length: 32 }, async () => {
+      while (next <= CACHED_OBJECTS) await get(edgePort, `/hit/object-${next++}`, agent);
+    }));
+    agent.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const workers = await workerPids(edge.pid!);
+    const rss = await Promise.all(workers.map(rssMb));
+    console.log(`RSS with ${CACHED_OBJECTS.toLocaleString('en')} objects cached: ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(', ')} per worker; primary ${(await rssMb(edge.pid!)).toFixed(0)} MB (target < 300 MB per worker)`);
+
+    const swapSeconds = Math.ceil(SWAPS * 0.5) + 4;
+    const underLoad = wrk(edgePort, '/hit/1', swapSeconds);
+    let swapped = version;
+    for (let n = 0; n < SWAPS; n++) {
+      await fetch(`${core.base}/api/v1/domains/${tested.id}/headers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `swap ${n}`, header_name: `x-swap-${n}`, value: 'on', match: { paths: [{ kind: 'prefix', value: '/nowhere/' }] } }) });
+      swapped = await publish(core.base);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const swaps = await underLoad;
+    console.log(`${SWAPS} snapshot swaps under load (v${version + 1}..v${swapped}, edge on v${await edgeVersion(edgePort)}): ${Math.round(swaps.rps).toLocaleString('en')} req/s, ${swaps.requests.toLocaleString('en')} requests, failed ${swaps.failed} (target 0)`);
+  }
 } finally {
   await cleanup();
   await dropTestDatabase(url);

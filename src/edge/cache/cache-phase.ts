@@ -100,6 +100,8 @@ class CachePhase implements Phase {
   }
 
   private async slowPath(ctx: RequestContext, rule: CacheRule | undefined, key: string): Promise<boolean> {
+    // A key whose last answer could not be stored (no-store, private…) is not looked for on disk: it is not there.
+    if (this.coalescingOff(key)) return this.fetch(ctx, rule, key, undefined, true);
     const entry = await this.lookup(key, ctx);
     const now = this.now();
     if (entry && now < entry.freshUntil) return this.serve(ctx, entry, 'HIT', now);

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import { isCountry } from '../../shared/geo/regions.js';
 
 const LOOKUP_CACHE = 10000;
+/** Answers remembered per address (the tree walk costs a few µs); forgotten all at once when full or on reload. */
+const MEMO_SIZE = 50000;
 const RELOAD_CHECK_MS = 2000;
 
 /** The CC0 country database the edge uses when CDN_EDGE_GEOIP_FILE is empty. */
@@ -29,6 +31,7 @@ export class CountryDatabase {
   private reader: Reader<Response>;
   private version: string;
   private readonly timer: NodeJS.Timeout;
+  private memo = new Map<string, string | undefined>();
 
   private constructor(
     readonly file: string,
@@ -60,11 +63,17 @@ export class CountryDatabase {
 
   /** The country of an address, or undefined (unknown address, private range, not in the file). */
   lookup(ip: string): string | undefined {
+    const known = this.memo.get(ip);
+    if (known !== undefined || this.memo.has(ip)) return known;
+    let country: string | undefined;
     try {
-      return countryOf(this.reader.get(ip) as CountryRecord | null);
+      country = countryOf(this.reader.get(ip) as CountryRecord | null);
     } catch {
-      return undefined;
+      country = undefined;
     }
+    if (this.memo.size >= MEMO_SIZE) this.memo = new Map();
+    this.memo.set(ip, country);
+    return country;
   }
 
   /** Reads the file again when its size, time or inode changed; returns whether a new reader is in use. */
@@ -75,6 +84,7 @@ export class CountryDatabase {
       const next = await CountryDatabase.read(this.file);
       this.reader = next.reader;
       this.version = next.version;
+      this.memo = new Map();
       this.logger.info({ file: this.file }, 'country database reloaded');
       return true;
     } catch (error) {

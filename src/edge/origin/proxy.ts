@@ -149,11 +149,12 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     const maxRetries = order[0].retries.max;
     let retriesUsed = 0;
     let refusedInARow = 0;
-    let lastError: unknown = new OriginError('breaker_open', 'every origin\'s circuit breaker is open');
+    // Built only when needed: an Error captures a stack, which costs more than a whole cache hit.
+    let lastError: unknown;
     for (let index = 0; ; index++) {
       const origin = order[index % order.length];
       if (!breakers.tryAcquire(origin, Date.now())) {
-        if (++refusedInARow >= order.length) throw lastError;
+        if (++refusedInARow >= order.length) throw lastError ?? new OriginError('breaker_open', 'every origin\'s circuit breaker is open');
         continue;
       }
       refusedInARow = 0;

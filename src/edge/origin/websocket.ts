@@ -121,7 +121,7 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
   if (order.length === 0) return refuse(socket, new OriginError(target.domain.origins.length === 0 ? 'no_origin' : 'breaker_open'));
   const maxRetries = order[0].retries.max;
   deps.budget?.noteRequest(target.domain.id, Date.now());
-  let lastError = new OriginError('breaker_open');
+  let lastError: OriginError | undefined;
   let attempts = 0;
   let refusedInARow = 0;
   for (let index = 0; attempts <= maxRetries; index++) {
@@ -149,5 +149,5 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
       if (deps.budget && !deps.budget.tryRetry(target.domain.id, origin.retries, Date.now())) break;
     }
   }
-  if (!socket.destroyed) refuse(socket, lastError);
+  if (!socket.destroyed) refuse(socket, lastError ?? new OriginError('breaker_open'));
 }

@@ -62,6 +62,8 @@ export class RequestContext {
   readonly findings: SecurityFinding[] = [];
   /** Body bytes written to the client, counted by the writer. */
   bytesSent = 0;
+  /** Set by the runner once the log phase ran for this request. */
+  logged = false;
 
   constructor(
     readonly req: IncomingMessage,

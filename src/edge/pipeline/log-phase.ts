@@ -6,6 +6,8 @@ const MAX_USER_AGENT = 1024;
 
 /** Where the log phase puts what it reports (the worker's bounded telemetry buffers). */
 export type TelemetrySink = {
+  /** False when the usage queue has no room: the event is then not built at all (the sink counts the drop). */
+  acceptsUsage(): boolean;
   usage(event: UsageEvent): void;
   security(event: SecurityEvent): void;
 };
@@ -25,7 +27,7 @@ export function createLogPhase(sink: TelemetrySink): (ctx: RequestContext) => vo
     const timestamp = Math.floor(ctx.receivedAt / 1000);
     const path = boundedPath(ctx.path);
     const status = ctx.res.headersSent ? ctx.res.statusCode : 499;
-    sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: ctx.cacheStatus.toLowerCase(), timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
+    if (sink.acceptsUsage()) sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: ctx.cacheStatus.toLowerCase(), timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
     for (const finding of ctx.findings) {
       const userAgent = ctx.req.headers['user-agent'];
       sink.security({

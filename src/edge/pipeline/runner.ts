@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ClientClosedError } from '../origin/origin-error.js';
 import type { RequestContext } from './context.js';
 import { errorPage } from './error-page.js';
 import type { Phase } from './phase.js';
@@ -15,29 +16,32 @@ function isPromise(value: boolean | Promise<boolean>): value is Promise<boolean>
  * Runs the edge pipeline (after Pingora and Fastify's hook runner): request
  * phases in order until one handles the request, then every response phase,
  * then the writer. Phases stay synchronous unless one returns a promise, so a
- * cache hit never waits on the microtask queue. Every error, thrown or
- * rejected, becomes one CDN error page; the log phase runs exactly once.
+ * cache hit never waits on the microtask queue and allocates no closure. Every
+ * error, thrown or rejected, becomes one CDN error page; the log phase runs
+ * exactly once, when the response is written (a whole buffer) or its stream is
+ * done with.
  */
 export class PipelineRunner {
+  private readonly logged: (ctx: RequestContext) => void;
+
   constructor(
     private readonly requestPhases: readonly Phase[],
     private readonly responsePhases: readonly Phase[],
-    private readonly log: LogPhase,
+    log: LogPhase,
     private readonly logger: Logger,
-  ) {}
-
-  run(ctx: RequestContext): void {
-    let logged = false;
-    const logOnce = () => {
-      if (logged) return;
-      logged = true;
+  ) {
+    this.logged = (ctx) => {
+      if (ctx.logged) return;
+      ctx.logged = true;
       try {
-        this.log(ctx);
+        log(ctx);
       } catch (error) {
-        this.logger.error({ err: error, requestId: ctx.requestId }, 'log phase failed');
+        logger.error({ err: error, requestId: ctx.requestId }, 'log phase failed');
       }
     };
-    ctx.res.once('close', logOnce);
+  }
+
+  run(ctx: RequestContext): void {
     try {
       const pending = this.fromRequestPhase(ctx, 0);
       if (pending) pending.catch((error: unknown) => this.fail(ctx, error));
@@ -49,7 +53,7 @@ export class PipelineRunner {
   /**
    * Runs the request phases only, for a request that will not get an HTTP response
    * (an Upgrade): resolves true when one handled it (`ctx.response` then holds the
-   * answer to write), false when every check passed.
+   * answer to write, after the response phases), false when every check passed.
    */
   async decide(ctx: RequestContext): Promise<boolean> {
     for (const phase of this.requestPhases) {
@@ -76,20 +80,24 @@ export class PipelineRunner {
       const done = this.responsePhases[index].run(ctx);
       if (isPromise(done)) return done.then(() => this.fromResponsePhase(ctx, index + 1));
     }
-    writeResponse(ctx, this.logger);
+    writeResponse(ctx, this.logger, this.logged);
     return undefined;
   }
 
-  /** The error funnel: a CDN error page when nothing was sent yet, else the connection is cut. */
+  /** The error funnel: a CDN error page when nothing was sent yet, else the connection is cut. A client that left is no error. */
   private fail(ctx: RequestContext, error: unknown): void {
+    discardBody(ctx);
+    if (error instanceof ClientClosedError || ctx.res.destroyed) {
+      ctx.res.destroy();
+      return this.logged(ctx);
+    }
     this.logger.error({ err: error, requestId: ctx.requestId, host: ctx.host }, 'edge pipeline failed');
     if (ctx.res.headersSent) {
       ctx.res.destroy();
-      return;
+      return this.logged(ctx);
     }
-    discardBody(ctx);
     ctx.response = errorPage(ctx, 500, 'The edge failed while handling this request.');
-    writeResponse(ctx, this.logger);
+    writeResponse(ctx, this.logger, this.logged);
   }
 }
 

@@ -4,9 +4,10 @@ import type { RequestContext } from './context.js';
 /**
  * Writes `ctx.response` to the client: a buffer in one `end`, a stream piped with
  * backpressure (an origin error mid-body cuts the client connection, so a
- * truncated body is never mistaken for a whole one). Counts body bytes sent.
+ * truncated body is never mistaken for a whole one). Counts body bytes sent and
+ * calls `done` once the client connection is done with the response.
  */
-export function writeResponse(ctx: RequestContext, logger: Logger): void {
+export function writeResponse(ctx: RequestContext, logger: Logger, done: (ctx: RequestContext) => void): void {
   const { res } = ctx;
   const response = ctx.response!;
   const headOnly = ctx.method === 'HEAD' || response.status === 204 || response.status === 304;
@@ -15,12 +16,12 @@ export function writeResponse(ctx: RequestContext, logger: Logger): void {
   if (body === null || headOnly) {
     if (body && !Buffer.isBuffer(body)) body.resume();
     res.end();
-    return;
+    return done(ctx);
   }
   if (Buffer.isBuffer(body)) {
     ctx.bytesSent = body.length;
     res.end(body);
-    return;
+    return done(ctx);
   }
   body.on('data', (chunk: Buffer) => {
     ctx.bytesSent += chunk.length;
@@ -31,6 +32,7 @@ export function writeResponse(ctx: RequestContext, logger: Logger): void {
   });
   res.once('close', () => {
     if (!body.readableEnded) body.destroy();
+    done(ctx);
   });
   body.pipe(res);
 }

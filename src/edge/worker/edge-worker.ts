@@ -17,6 +17,12 @@ import { TelemetryBuffer } from './telemetry-buffer.js';
 const EDGE_PATHS = new Set(['/health', '/ready']);
 const MAX_HEADER_BYTES = 16384;
 
+/** Each worker's share of the room the agent's telemetry queues have left. */
+function roomPerWorker(status: AgentStatusView, maxItems: number, workers: number): { usage: number; security: number; observations: number } {
+  const room = (queue: Record<string, unknown> | undefined) => Math.max(0, maxItems - (Number(queue?.depth) || 0)) / workers;
+  return { usage: room(status.telemetry.usage), security: room(status.telemetry.security), observations: room(status.telemetry.origin_health) };
+}
+
 /** Request ids: a random per-worker prefix and a counter (unique, and cheaper than a UUID per request). */
 function requestIds(): () => string {
   const prefix = randomBytes(6).toString('hex');
@@ -31,7 +37,10 @@ function requestIds(): () => string {
  * and `/ready` for hosts no domain serves.
  */
 export async function runEdgeWorker(config: Config, logger: Logger): Promise<void> {
-  const send = (message: ToPrimary) => process.send?.(message);
+  // After the primary is gone (shutdown, crash) there is nobody to tell: the message is dropped.
+  const send = (message: ToPrimary) => {
+    if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
+  };
   let active: ActiveConfig | undefined;
   let agentStatus: AgentStatusView | undefined;
   const reloads = new Map<number, (result: Record<string, unknown>) => void>();
@@ -73,6 +82,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
         return activate(message);
       case 'status':
         agentStatus = message.status;
+        telemetry.setRoom(roomPerWorker(message.status, config.edgeTelemetryQueueMaxItems, workers));
         return;
       case 'probe':
         return pipeline.onProbe(message.observations);
