@@ -53,7 +53,7 @@ export class EdgeProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** Waits until every worker could answer /ready with 200 (a snapshot is active). */
+  /** Waits until /ready answers 200 with at least `minVersion` and every worker serves the primary's active snapshot. */
   async waitReady(minVersion = 0, timeoutMs = START_TIMEOUT_MS): Promise<Record<string, any>> {
     const deadline = Date.now() + timeoutMs;
     let last = '';
@@ -65,7 +65,7 @@ export class EdgeProcess {
       );
       last = `${answer.status} ${answer.text}`;
       const ready = answer.status === 200 ? (JSON.parse(answer.text) as Record<string, any>) : undefined;
-      if (ready && ready.config.version >= minVersion && ready.workers?.alive === ready.workers?.configured) return ready;
+      if (ready && ready.config.version >= minVersion && ready.workers?.on_active_version === ready.workers?.configured) return ready;
       if (Date.now() > deadline) throw new Error(`cdn edge not ready (version >= ${minVersion}) in ${timeoutMs} ms; last /ready: ${last}\n${this.output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -24,8 +24,8 @@ type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSn
  */
 export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: Record<string, string>): Promise<void> {
   const workerCount = config.edgeWorkers || availableParallelism();
-  let aliveWorkers = 0;
-  const agent = new EdgeAgent({ config, logger, healthy: () => current !== undefined && aliveWorkers > 0 });
+  const aliveWorkers = () => Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected()).length;
+  const agent = new EdgeAgent({ config, logger, healthy: () => current !== undefined && aliveWorkers() > 0 });
   const workerDrops = { usage: 0, security: 0, observations: 0 };
   const purges = new PurgeCoordinator(config.edgeDataDir);
   const disk = new DiskCacheIndex(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes);
@@ -93,7 +93,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
         origin_health: { ...origin_health, drops: origin_health.drops + workerDrops.observations },
       },
       purges: { applied: purges.appliedCount, failed: purges.failed, pending: purges.pendingCount + status.purges.pending_acks + status.purges.pending_failures },
-      workers: { configured: workerCount, alive: aliveWorkers },
+      workers: { configured: workerCount, alive: aliveWorkers(), on_active_version: [...workerVersions.values()].filter((version) => version === current?.pulled.version).length },
       core_version: status.config.core_version,
     };
   }
@@ -137,12 +137,10 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   function fork(): void {
     const worker = cluster.fork(workerEnv);
     worker.on('message', (message: ToPrimary) => onWorkerMessage(worker, message));
-    worker.once('online', () => aliveWorkers++);
   }
 
   cluster.on('exit', (worker, code, signal) => {
     workerVersions.delete(worker.id);
-    aliveWorkers--;
     if (stopping) return;
     logger.error({ pid: worker.process.pid, code, signal }, 'edge worker exited; starting another');
     setTimeout(() => !stopping && fork(), RESPAWN_DELAY_MS).unref();

@@ -8,7 +8,8 @@ export type AgentStatusView = {
   heartbeat: Record<string, unknown>;
   telemetry: Record<string, Record<string, unknown>>;
   purges: { applied: number; failed: number; pending: number };
-  workers: { configured: number; alive: number };
+  /** Workers configured, running, and serving the primary's active snapshot. */
+  workers: { configured: number; alive: number; on_active_version: number };
   core_version: number | null;
 };
 
