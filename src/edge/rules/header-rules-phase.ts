@@ -11,15 +11,17 @@ type HeaderRule = SnapshotRule & { phase?: 'request' | 'response'; operation?: '
 // API refuses rules on them; a rule that got through anyway is skipped, never applied.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'content-length', 'host']);
 
-// CR, LF and NUL would split or truncate a header (defence in depth: the snapshot refused them at write time).
-const LINE_BREAKING = /[\r\n\0]/;
+// Only visible ASCII and spaces (what the API accepts): a CR, LF or NUL would split or truncate
+// a header, and Node refuses to send a character above U+00FF at all (defence in depth for a
+// rule that reached the snapshot some other way).
+const SENDABLE_VALUE = /^[\x20-\x7e]*$/;
 
 type Headers = Record<string, string | string[] | undefined>;
 
 function applicable(rule: HeaderRule): boolean {
   const name = rule.header_name.toLowerCase();
   if (HOP_BY_HOP.has(name)) return false;
-  return rule.operation === 'remove' || (typeof rule.value === 'string' && !LINE_BREAKING.test(rule.value));
+  return rule.operation === 'remove' || (typeof rule.value === 'string' && SENDABLE_VALUE.test(rule.value));
 }
 
 // Request headers are one string each (Node joins repeats); a cookie list joins with "; ".

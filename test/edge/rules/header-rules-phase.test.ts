@@ -18,6 +18,8 @@ describe('header-rules phases', () => {
       rule({ priority: 4, match: api, phase: 'response', operation: 'set', header_name: 'cache-control', value: 'no-store' }),
       rule({ priority: 5, phase: 'response', operation: 'set', header_name: 'connection', value: 'close' }),
       rule({ priority: 6, phase: 'response', operation: 'set', header_name: 'x-injected', value: 'a\r\nset-cookie: x=1' }),
+      rule({ priority: 6, phase: 'response', operation: 'set', header_name: 'x-check', value: 'ok \u2713' }),
+      rule({ priority: 6, phase: 'request', operation: 'set', header_name: 'x-check', value: 'ok \u2713' }),
       rule({ priority: 7, match: api, phase: 'request', operation: 'set', header_name: 'x-api', value: '1' }),
       rule({ priority: 8, phase: 'request', operation: 'add', header_name: 'cookie', value: 'edge=1' }),
       rule({ priority: 9, phase: 'request', operation: 'remove', header_name: 'x-debug', value: null }),
@@ -39,7 +41,7 @@ describe('header-rules phases', () => {
       after: { 'x-frame-options': 'DENY', vary: 'Origin', 'cache-control': 'no-store' },
     },
     {
-      name: 'never applies a hop-by-hop header or a value with a line break',
+      name: 'never applies a hop-by-hop header, a value with a line break or one Node cannot send',
       url: '/page',
       before: { connection: 'keep-alive' },
       after: { connection: 'keep-alive', 'x-frame-options': 'DENY', vary: 'Origin' },
