@@ -43,12 +43,17 @@ function headBlock(status: number, message: string, rawHeaders: string[], keepUp
   return `${head}${keepUpgrade ? '' : 'Connection: close\r\n'}\r\n`;
 }
 
-function refuse(socket: Duplex, error: OriginError): void {
+// Answers the client with the status line of `error` and closes; returns that status.
+function refuse(socket: Duplex, error: OriginError): number {
   const { status } = errorPageFor(error.kind);
   const reason = status === 504 ? 'Gateway Timeout' : status === 503 ? 'Service Unavailable' : 'Bad Gateway';
   if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   socket.destroy();
+  return status;
 }
+
+/** The status logged for a client that left before it had an answer (as for any request). */
+const CLIENT_CLOSED = 499;
 
 type Joined = { status: number };
 
@@ -113,8 +118,10 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
  * to an origin of `target.domain`: origins in the usual try order, the next one
  * after a connect, TLS or timeout failure up to retries.max (nothing of the
  * client's has been sent by then). Every attempt feeds the breakers and health.
+ * Resolves with the status the client got: 101, the origin's refusal, the edge's
+ * 502/503/504, or 499 when the client left first.
  */
-export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: UpgradeRequest, deps: UpgradeDeps): Promise<void> {
+export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: UpgradeRequest, deps: UpgradeDeps): Promise<number> {
   socket.on('error', () => socket.destroy());
   const path = (req.url ?? '/').split('?')[0];
   const order = orderOrigins(target.domain, defaultSeed(target.host, path), deps.health, Date.now(), deps.breakers);
@@ -137,9 +144,12 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
       const outcome = responseOutcome(status, Date.now() - started);
       deps.breakers.record(origin, outcome.success, Date.now());
       deps.health.recordPassive(origin.id, outcome, Date.now());
-      return;
+      return status;
     } catch (error) {
-      if (error instanceof ClientClosedError) return deps.breakers.release(origin);
+      if (error instanceof ClientClosedError) {
+        deps.breakers.release(origin);
+        return CLIENT_CLOSED;
+      }
       if (!(error instanceof OriginError)) throw error;
       deps.breakers.record(origin, false, Date.now());
       deps.health.recordPassive(origin.id, failureOutcome(error, Date.now() - started), Date.now());
@@ -149,5 +159,5 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
       if (deps.budget && !deps.budget.tryRetry(target.domain.id, origin.retries, Date.now())) break;
     }
   }
-  if (!socket.destroyed) refuse(socket, lastError ?? new OriginError('breaker_open'));
+  return socket.destroyed ? CLIENT_CLOSED : refuse(socket, lastError ?? new OriginError('breaker_open'));
 }

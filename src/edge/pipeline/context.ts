@@ -64,6 +64,8 @@ export class RequestContext {
   bytesSent = 0;
   /** Set by the runner once the log phase ran for this request. */
   logged = false;
+  /** An Upgrade request's status, written on the raw socket rather than through `res` (101 when tunnelled). */
+  tunnelStatus: number | undefined;
 
   constructor(
     readonly req: IncomingMessage,

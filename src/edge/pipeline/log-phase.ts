@@ -19,14 +19,15 @@ function boundedPath(path: string): string {
 /**
  * The log/telemetry phase: runs once per request when the client connection is
  * done (the runner guarantees it). Requests for hosts no domain serves are not
- * usage of any domain and are not reported.
+ * usage of any domain and are not reported. An Upgrade is reported once its
+ * handshake is answered; the bytes of a tunnel are not counted.
  */
 export function createLogPhase(sink: TelemetrySink): (ctx: RequestContext) => void {
   return (ctx) => {
     if (!ctx.domain) return;
     const timestamp = Math.floor(ctx.receivedAt / 1000);
     const path = boundedPath(ctx.path);
-    const status = ctx.res.headersSent ? ctx.res.statusCode : 499;
+    const status = ctx.tunnelStatus ?? (ctx.res.headersSent ? ctx.res.statusCode : 499);
     if (sink.acceptsUsage()) sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: ctx.cacheStatus.toLowerCase(), timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
     for (const finding of ctx.findings) {
       const userAgent = ctx.req.headers['user-agent'];

@@ -22,7 +22,8 @@ function isPromise(value: boolean | Promise<boolean>): value is Promise<boolean>
  * done with.
  */
 export class PipelineRunner {
-  private readonly logged: (ctx: RequestContext) => void;
+  /** Runs the log phase for `ctx` unless it already ran (for a request answered outside the writer: an Upgrade). */
+  readonly logged: (ctx: RequestContext) => void;
 
   constructor(
     private readonly requestPhases: readonly Phase[],

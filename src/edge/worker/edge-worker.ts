@@ -126,6 +126,8 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
 
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65000, headersTimeout: 20000, requestTimeout: 0 }, handle);
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    // The server's own error handling leaves the socket with the upgrade: a client reset must not kill the worker.
+    socket.on('error', () => socket.destroy());
     if (!active) return void socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     const res = new http.ServerResponse(req);
     const ctx = contextOf(req, res, active);

@@ -53,6 +53,7 @@ type Deps = { config: Config; logger: Logger; telemetry: TelemetryBuffer };
 
 // An answer decided before the tunnel exists (a block, a challenge, the 404 page) written on the raw socket.
 function writeToSocket(socket: Socket, response: EdgeResponse): void {
+  if (!socket.writable) return void socket.destroy();
   const body = Buffer.isBuffer(response.body) ? response.body : Buffer.alloc(0);
   const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
   for (const [name, value] of Object.entries(response.headers)) {
@@ -111,16 +112,23 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
       for (const observation of observations) health.applyProbe(observation);
     },
     upgrade(ctx, socket, head) {
-      upgradeChecks.decide(ctx).then(
-        (handled) => {
-          if (handled) return writeToSocket(socket, ctx.response!);
-          void handleUpgrade(ctx.req, socket, head, { domain: ctx.domain!, host: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme }, { config, health, breakers, budget });
-        },
-        (error: unknown) => {
-          logger.error({ err: error, requestId: ctx.requestId }, 'upgrade checks failed');
-          socket.destroy();
-        },
-      );
+      const done = (status: number): void => {
+        ctx.tunnelStatus = status;
+        upgradeChecks.logged(ctx);
+      };
+      const fail = (error: unknown): void => {
+        logger.error({ err: error, requestId: ctx.requestId }, 'upgrade failed');
+        socket.destroy();
+        done(500);
+      };
+      upgradeChecks.decide(ctx).then((handled) => {
+        if (handled) {
+          writeToSocket(socket, ctx.response!);
+          return done(ctx.response!.status);
+        }
+        const target = { domain: ctx.domain!, host: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme };
+        handleUpgrade(ctx.req, socket, head, target, { config, health, breakers, budget }).then(done, fail);
+      }).catch(fail);
     },
     close() {
       fetcher.close();
