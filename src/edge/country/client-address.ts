@@ -13,6 +13,19 @@ export type ClientResolver = {
   headerCountry(req: IncomingMessage, peer: string): string | undefined;
 };
 
+// The last `max` comma-separated entries of `text`, right-most first, found from the end
+// (a split from the left would keep the entries a client wrote and drop the proxies').
+function lastHops(text: string, max: number): string[] {
+  const hops: string[] = [];
+  let end = text.length;
+  for (;;) {
+    const comma = end > 0 ? text.lastIndexOf(',', end - 1) : -1;
+    hops.push(text.slice(comma + 1, end));
+    if (comma < 0 || hops.length === max) return hops;
+    end = comma;
+  }
+}
+
 function headerValue(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -30,11 +43,11 @@ export function createClientResolver(options: { trustedProxies: string; countryH
       if (!trusted(peer)) return peer;
       const forwarded = req.headers['x-forwarded-for'];
       if (!forwarded) return peer;
-      const hops = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded).split(',', MAX_FORWARDED_HOPS * 4).slice(-MAX_FORWARDED_HOPS);
-      for (let index = hops.length - 1; index >= 0; index--) {
+      const hops = lastHops(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, MAX_FORWARDED_HOPS);
+      for (let index = 0; index < hops.length; index++) {
         const hop = canonicalIp(hops[index].trim());
         if (hop === undefined) return peer;
-        if (!trusted(hop) || index === 0) return hop;
+        if (!trusted(hop) || index === hops.length - 1) return hop;
       }
       return peer;
     },

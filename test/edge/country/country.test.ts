@@ -26,6 +26,12 @@ describe('edge client address and country header', () => {
     expect(resolver.clientIp(request({ 'x-forwarded-for': '198.51.100.1, 203.0.113.9, 10.1.2.3' }), '127.0.0.1')).to.equal('203.0.113.9');
   });
 
+  it('walks the right end of a long X-Forwarded-For, so a client cannot push the real hops out', () => {
+    const spoofed = Array.from({ length: 200 }, (_, index) => `192.0.2.${index % 250}`).join(', ');
+    expect(resolver.clientIp(request({ 'x-forwarded-for': `${spoofed}, 203.0.113.9, 10.1.2.3` }), '127.0.0.1')).to.equal('203.0.113.9');
+    expect(resolver.clientIp(request({ 'x-forwarded-for': `${spoofed},198.51.100.7` }), '10.0.0.1')).to.equal('198.51.100.7');
+  });
+
   it('keeps the peer when a forwarded hop is not an address', () => {
     expect(resolver.clientIp(request({ 'x-forwarded-for': 'nonsense, 10.1.2.3' }), '10.0.0.1')).to.equal('10.0.0.1');
   });
