@@ -20,14 +20,23 @@ function queryString(query: Record<string, string>): string {
   return params ? `?${params}` : '';
 }
 
+// Request text put into a Location: control characters percent-encoded (a `%0D%0A` must not
+// become a line break), and `@` and `\` too, so that it cannot turn what precedes it into userinfo
+// (`https://site$1` with `@evil.example`) or a path into a host (browsers read `/\` as `//`).
+function requestText(text: string): string {
+  return encodeControlCharacters(text).replace(/[@\\]/g, (char) => encodeURIComponent(char));
+}
+
 /**
  * The Location of a redirect: captures substituted for $1..$9, then the path and query appended when asked.
- * Captures and the path are decoded request text: a `%0D%0A` in the request must not become a line
- * break in the Location header, so control characters from them go back to percent-escapes.
+ * Captures and the path are decoded request text, encoded back where they could change the
+ * meaning of the Location; a Location that is a path keeps a single leading slash, since `//host`
+ * would send the visitor to another site (an open redirect).
  */
 export function redirectLocation(action: RedirectAction, captures: MatchCaptures, facts: RequestFacts): string {
-  let location = action.target.replace(/\$(\d)/g, (_, digit: string) => encodeControlCharacters(captures[Number(digit) - 1] ?? ''));
-  if (action.preserve_path) location = `${location.replace(/\/$/, '')}${encodeControlCharacters(facts.path)}`;
+  let location = action.target.replace(/\$(\d)/g, (_, digit: string) => requestText(captures[Number(digit) - 1] ?? ''));
+  if (action.preserve_path) location = `${location.replace(/\/$/, '')}${requestText(facts.path)}`;
+  if (location.startsWith('/')) location = location.replace(/^\/+/, '/');
   if (action.preserve_query && Object.keys(facts.query).length > 0) {
     location += location.includes('?') ? `&${queryString(facts.query).slice(1)}` : queryString(facts.query);
   }
