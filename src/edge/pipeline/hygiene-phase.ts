@@ -7,12 +7,15 @@ const REMOVED = ['server', 'x-powered-by', 'x-aspnet-version', 'x-aspnetmvc-vers
 /**
  * hygiene (response phase, always runs last): removes the Server header and
  * version tokens, drops hop-by-hop headers, and stamps the request id so a
- * visitor's report can be found in the edge log. Never handles.
+ * visitor's report can be found in the edge log. A `Connection: close` the edge
+ * set itself (a body too large to read, a client gone) becomes Node's own
+ * close of the connection after this response. Never handles.
  */
 export const hygienePhase: Phase = {
   name: 'hygiene',
   run(ctx) {
     const headers = ctx.response!.headers;
+    if (headers.connection === 'close') ctx.res.shouldKeepAlive = false;
     for (let index = 0; index < REMOVED.length; index++) if (headers[REMOVED[index]] !== undefined) delete headers[REMOVED[index]];
     headers['x-request-id'] = ctx.requestId;
     return false;

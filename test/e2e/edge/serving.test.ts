@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -175,6 +176,26 @@ describe('cdn edge serves customer traffic from the published snapshot', functio
     const get = await edge.request('www.example.com', '/failover');
     expect(get.status).to.equal(200);
     expect(get.text).to.equal('origin backup /failover\n');
+  });
+
+  it('closes the connection after refusing a body that is too large, so its bytes are never read as a request', async () => {
+    const socket = net.connect(edge.port, '127.0.0.1');
+    const received = new Promise<{ text: string; closed: boolean }>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve({ text, closed: true }));
+      setTimeout(() => resolve({ text, closed: false }), 3000).unref();
+    });
+    const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: www.example.com\r\n\r\n';
+    socket.write(`POST /upload HTTP/1.1\r\nHost: www.example.com\r\nContent-Length: ${20 * 1024 * 1024}\r\n\r\n${smuggled}`);
+    const { text, closed } = await received;
+    socket.destroy();
+    expect(text).to.match(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).to.include('connection: close');
+    expect(text.match(/HTTP\/1\.1 /g)).to.have.length(1);
+    expect(closed).to.equal(true);
+    expect(origin.count('/smuggled')).to.equal(0);
   });
 
   it('ships usage events to the core', async () => {
