@@ -40,13 +40,22 @@ export function deltaSeconds(directives: Directives, name: string): number | und
   return Math.min(Number(value), MAX_SECONDS);
 }
 
-/** The lower-case header names of a Vary value ('*' kept as is). */
+/**
+ * The lower-case header names of a Vary value, sorted. `['*']` when the response
+ * varies on something the edge cannot key on: `*` itself, or a Vary it cannot
+ * read whole (longer than MAX_HEADER, more than MAX_DIRECTIVES names, a name
+ * that is not a token). Storing such a response under a partial list could
+ * serve one client's variant to another.
+ */
 export function varyNames(value: string): string[] {
   if (value === '') return [];
+  if (value.length > MAX_HEADER) return ['*'];
   const names = new Set<string>();
-  for (const part of value.slice(0, MAX_HEADER).split(',', MAX_DIRECTIVES)) {
+  for (const part of value.split(',')) {
     const name = part.trim().toLowerCase();
-    if (name === '*' || TOKEN.test(name)) names.add(name);
+    if (name === '') continue;
+    if (name === '*' || !TOKEN.test(name) || names.size === MAX_DIRECTIVES) return ['*'];
+    names.add(name);
   }
   return [...names].sort();
 }
