@@ -14,6 +14,7 @@ import type { DiskTier } from './disk-tier.js';
 import { bypassReason, decideFreshness, type Freshness } from './freshness.js';
 import type { MemoryTier } from './memory-tier.js';
 import { purgedSinceStored } from './purge.js';
+import { PurgeLog } from './purge-log.js';
 import { entriesFor, storedHeaders } from './stored-entry.js';
 import { collectBody, discardBody, teeForStore } from './tee.js';
 import type { CacheEntry, CacheRule } from './types.js';
@@ -34,6 +35,8 @@ export type CachePhaseOptions = {
   maxObjectBytes?: number;
   /** Failures off the request path (disk, background refresh). */
   onError?: (error: unknown) => void;
+  /** The purges this worker applied (applyPurges records them): a fill they overtook is not stored. */
+  purges?: PurgeLog;
 };
 
 /** How a fetch others waited for ended. */
@@ -65,6 +68,7 @@ class CachePhase implements Phase {
   private readonly disk: DiskTier | null;
   private readonly now: () => number;
   private readonly limit: number;
+  private readonly purges: PurgeLog;
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly noCoalesceUntil = new Map<string, number>();
 
@@ -72,6 +76,7 @@ class CachePhase implements Phase {
     this.memory = options.memory;
     this.disk = options.disk;
     this.now = options.now ?? Date.now;
+    this.purges = options.purges ?? new PurgeLog();
     this.limit = Math.min(options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES, Math.max(this.memory.maxObjectBytes, this.disk?.maxBytes ?? 0));
   }
 
@@ -156,6 +161,7 @@ class CachePhase implements Phase {
     if (waiting && mayWait && coalesce) return this.follow(ctx, rule, key, stale, waiting, status);
     const fill = mayFill(ctx);
     const settle = fill && !waiting && coalesce ? this.claim(key) : NOTHING;
+    const purgesBefore = this.purges.position;
     let response: EdgeResponse;
     try {
       response = await this.options.fetchOrigin(ctx);
@@ -171,7 +177,7 @@ class CachePhase implements Phase {
     }
     if (!fill) return this.pass(ctx, response, status);
     try {
-      return this.fill(ctx, rule, key, response, status, settle);
+      return this.fill(ctx, rule, key, response, status, settle, purgesBefore);
     } catch (error) {
       settle('failed');
       throw error;
@@ -196,7 +202,7 @@ class CachePhase implements Phase {
   }
 
   // Sends the origin's response on and stores it once its body is complete, when it may be stored.
-  private fill(ctx: RequestContext, rule: CacheRule | undefined, key: string, response: EdgeResponse, status: CacheStatus, settle: Settle): true {
+  private fill(ctx: RequestContext, rule: CacheRule | undefined, key: string, response: EdgeResponse, status: CacheStatus, settle: Settle, purgesBefore: number): true {
     const fetchedAt = this.now();
     const fresh = this.freshness(ctx, rule, response, fetchedAt);
     const declared = Number(response.headers['content-length'] ?? 0);
@@ -213,7 +219,7 @@ class CachePhase implements Phase {
         return undefined;
       }
       const entries = entriesFor(ctx, key, response.status, storedHeaders(origin, fresh, body.length), body, fresh, fetchedAt);
-      return this.store(entries, settle);
+      return this.store(entries, settle, purgesBefore);
     };
     const body = response.body;
     const client: EdgeResponse = { status: response.status, headers: { ...origin }, body };
@@ -229,7 +235,9 @@ class CachePhase implements Phase {
   }
 
   // Memory first, so waiting requests are released as soon as they can be served; then the disk.
-  private async store(entries: CacheEntry[], settle: Settle): Promise<void> {
+  // Nothing is stored when a purge applied since the fetch began covers the object.
+  private async store(entries: CacheEntry[], settle: Settle, purgesBefore: number): Promise<void> {
+    if (this.purges.coversSince(purgesBefore, entries[0])) return settle('not_stored');
     let stored = false;
     for (const entry of entries) stored = this.memory.set(entry) || stored;
     if (stored) settle('stored');
@@ -251,6 +259,7 @@ class CachePhase implements Phase {
   private refreshInBackground(ctx: RequestContext, rule: CacheRule | undefined, key: string): void {
     if (!mayFill(ctx) || this.inflight.has(key)) return;
     const settle = this.claim(key);
+    const purgesBefore = this.purges.position;
     const refresh = async (): Promise<void> => {
       const response = await this.options.fetchOrigin(ctx, { detached: true });
       const fetchedAt = this.now();
@@ -261,7 +270,7 @@ class CachePhase implements Phase {
       }
       const body = await collectBody(response.body, this.limit);
       if (body === null) return settle('not_stored');
-      await this.store(entriesFor(ctx, key, response.status, storedHeaders(response.headers, fresh, body.length), body, fresh, fetchedAt), settle);
+      await this.store(entriesFor(ctx, key, response.status, storedHeaders(response.headers, fresh, body.length), body, fresh, fetchedAt), settle, purgesBefore);
     };
     refresh().catch((error: unknown) => {
       settle('failed');

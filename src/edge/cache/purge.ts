@@ -3,6 +3,7 @@
 import type { ActiveConfig } from '../config/active-config.js';
 import type { SnapshotPurge } from '../../shared/snapshot.js';
 import type { MemoryTier } from './memory-tier.js';
+import type { PurgeLog } from './purge-log.js';
 import type { CacheEntry, PurgeTarget } from './types.js';
 
 /** A compiled purge: does it remove this object? */
@@ -68,10 +69,14 @@ export function purgeMatches(purge: SnapshotPurge, domainApex: string | undefine
   return compilePurge(purge, domainApex)(target);
 }
 
-/** Removes from a worker's memory tier every object the purges match (idempotent); returns how many went. */
-export function applyPurges(purges: readonly SnapshotPurge[], memory: MemoryTier, config?: ActiveConfig): number {
+/**
+ * Removes from a worker's memory tier every object the purges match (idempotent); returns how many went.
+ * With `log`, the purges are recorded so that fills already under way do not store what they removed.
+ */
+export function applyPurges(purges: readonly SnapshotPurge[], memory: MemoryTier, config?: ActiveConfig, log?: PurgeLog): number {
   if (purges.length === 0) return 0;
   const matchers = purges.map((purge) => compilePurge(purge, config?.domainsById.get(purge.domain_id)?.apex));
+  log?.record(matchers);
   return memory.deleteWhere((entry) => matchers.some((matches) => matches(entry)));
 }
 

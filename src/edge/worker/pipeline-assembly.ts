@@ -8,6 +8,7 @@ import { cacheHeaderPhase } from '../cache/cache-header-phase.js';
 import { DiskTier } from '../cache/disk-tier.js';
 import { MemoryTier } from '../cache/memory-tier.js';
 import { applyPurges } from '../cache/purge.js';
+import { PurgeLog } from '../cache/purge-log.js';
 import type { ActiveConfig } from '../config/active-config.js';
 import { createCountryServices, type CountryServices } from '../country/country-phase.js';
 import type { RequestContext } from '../pipeline/context.js';
@@ -72,6 +73,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
   const budget = new RetryBudget();
   const fetcher = createOriginFetcher({ config, health, breakers, budget });
   const memory = new MemoryTier(config.edgeCacheMemoryBytes);
+  const purgeLog = new PurgeLog();
   const disk = config.edgeCacheDiskBytes > 0 ? new DiskTier(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes) : null;
   const cache = createCachePhase({
     memory,
@@ -80,6 +82,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
     onStored: (file, size) => telemetry.stored(file, size),
     maxObjectBytes: config.edgeCacheMaxObjectBytes,
     onError: (error) => logger.warn({ err: error }, 'cache tier failure'),
+    purges: purgeLog,
   });
   const challenge = challengePhase({ secret: config.edgeClearanceSecret!, ttlSeconds: config.edgeClearanceTtlSeconds });
   const log = createLogPhase(telemetry);
@@ -99,7 +102,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
     onConfig(next, first) {
       const fresh = next.purges.filter((purge) => !seenPurges.has(purge.id));
       for (const purge of fresh) seenPurges.add(purge.id);
-      if (!first) applyPurges(fresh, memory, next);
+      if (!first) applyPurges(fresh, memory, next, purgeLog);
       const live = new Set(next.purges.map((purge) => purge.id));
       for (const id of seenPurges) if (!live.has(id)) seenPurges.delete(id);
       const originIds = new Set([...next.domainsById.values()].flatMap((domain) => domain.origins.map((origin) => origin.id)));

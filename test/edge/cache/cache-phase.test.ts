@@ -9,6 +9,7 @@ import { DiskCacheIndex } from '../../../src/edge/cache/disk-index.js';
 import { DiskTier } from '../../../src/edge/cache/disk-tier.js';
 import { MemoryTier } from '../../../src/edge/cache/memory-tier.js';
 import { applyPurges } from '../../../src/edge/cache/purge.js';
+import { PurgeLog } from '../../../src/edge/cache/purge-log.js';
 import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { RequestContext } from '../../../src/edge/pipeline/context.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
@@ -279,6 +280,38 @@ describe('edge cache phase', () => {
     await index.load();
     expect(await index.purge(purge, 'example.com')).to.equal(1);
     expect((await get(phase, config)).ctx.cacheStatus).to.equal('MISS');
+  });
+
+  it('does not store an object whose fetch a purge overtook', async () => {
+    origin.handle((_req, res) => setTimeout(() => answer('before the purge')(_req, res), 100));
+    const memory = new MemoryTier(16 * 1024 * 1024);
+    const purges = new PurgeLog();
+    const phase = phaseWith({ memory, purges });
+    const config = configWith();
+    const inFlight = get(phase, config);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const purge = { id: 'p1', domain_id: DOMAIN_ID, scope: 'url', value: '/page', created_at: Math.floor(clock / 1000) };
+    applyPurges([purge], memory, config, purges);
+    expect((await inFlight).body).to.equal('before the purge');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stored).to.deep.equal([]);
+    origin.handle(answer('after the purge'));
+    const next = await get(phase, config);
+    expect([next.ctx.cacheStatus, next.body]).to.deep.equal(['MISS', 'after the purge']);
+  });
+
+  it('still stores what a purge during its fetch does not cover', async () => {
+    origin.handle((_req, res) => setTimeout(() => answer('kept')(_req, res), 100));
+    const memory = new MemoryTier(16 * 1024 * 1024);
+    const purges = new PurgeLog();
+    const phase = phaseWith({ memory, purges });
+    const config = configWith();
+    const inFlight = get(phase, config);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    applyPurges([{ id: 'p2', domain_id: DOMAIN_ID, scope: 'url', value: '/other', created_at: Math.floor(clock / 1000) }], memory, config, purges);
+    await inFlight;
+    await eventually(() => stored.length === 1);
+    expect((await get(phase, config)).ctx.cacheStatus).to.equal('HIT');
   });
 
   it('does not serve a disk object that a purge of the active config covers before the primary removed it', async () => {
