@@ -76,6 +76,8 @@ export function edgeSoftwareVersion(): string {
 
 export interface EdgeAgent {
   on(event: 'snapshot', listener: (pulled: PulledSnapshot, source: SnapshotSource) => void): this;
+  /** The core confirmed these purge results (ids of acks and of failures). */
+  on(event: 'purge-results-reported', listener: (acks: string[], failures: string[]) => void): this;
 }
 
 /** Everything the cluster primary does towards the core; never throws once started. */
@@ -205,6 +207,7 @@ export class EdgeAgent extends EventEmitter {
   private forgetPurgeResults(acks: string[], failures: string[]): void {
     for (const id of acks) this.pendingAcks.delete(id);
     for (const id of failures) this.pendingFailures.delete(id);
+    if (acks.length || failures.length) this.emit('purge-results-reported', acks, failures);
   }
 
   private hasRoomForPurgeResult(): boolean {
