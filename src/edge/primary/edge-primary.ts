@@ -9,7 +9,9 @@ import type { PulledSnapshot } from '../agent/snapshot-check.js';
 import { DiskCacheIndex } from '../cache/disk-index.js';
 import { OriginProber } from '../origin/prober.js';
 import type { AgentStatusView, ToPrimary, ToWorker } from '../worker/messages.js';
+import { inOrder } from '../../shared/in-order.js';
 import { PurgeCoordinator } from './purge-coordinator.js';
+import { sendTo } from './send-to-worker.js';
 
 const STATUS_INTERVAL_MS = 1000;
 const EVICT_INTERVAL_MS = 5000;
@@ -34,6 +36,12 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   let current: Current | undefined;
   let stopping = false;
   await Promise.all([purges.load(), disk.load()]);
+  // Results a previous run carried out but the core never confirmed.
+  const unreported = purges.unreported();
+  agent.setPurgeResults(unreported.acks, unreported.failures);
+  agent.on('purge-results-reported', (acks: string[], failures: string[]) => {
+    void purges.reported(acks, failures).catch((error: Error) => logger.warn({ err: error }, 'could not save the reported purge results'));
+  });
 
   const prober = new OriginProber({
     intervalSeconds: config.edgeProbeIntervalSeconds,
@@ -46,7 +54,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   });
 
   function broadcast(message: ToWorker): void {
-    for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send(message);
+    for (const worker of Object.values(cluster.workers ?? {})) if (worker) sendTo(worker, message);
   }
 
   async function activate(pulled: PulledSnapshot): Promise<void> {
@@ -101,8 +109,8 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   function onWorkerMessage(worker: Worker, message: ToPrimary): void {
     switch (message.t) {
       case 'listening':
-        if (current) worker.send(current.message);
-        worker.send({ t: 'status', status: statusView() } satisfies ToWorker);
+        if (current) sendTo(worker, current.message);
+        sendTo(worker, { t: 'status', status: statusView() });
         return;
       case 'activated':
         workerVersions.set(worker.id, message.version);
@@ -131,7 +139,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   }
 
   function answerReloads(result: Record<string, unknown>): void {
-    for (const waiter of reloadWaiters.splice(0)) if (waiter.worker.isConnected()) waiter.worker.send({ t: 'reload-result', id: waiter.id, result } satisfies ToWorker);
+    for (const waiter of reloadWaiters.splice(0)) sendTo(waiter.worker, { t: 'reload-result', id: waiter.id, result });
   }
 
   function fork(): void {
@@ -146,9 +154,10 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     setTimeout(() => !stopping && fork(), RESPAWN_DELAY_MS).unref();
   });
 
-  agent.on('snapshot', (pulled: PulledSnapshot) => {
-    void activate(pulled).catch((error: Error) => logger.error({ err: error }, 'snapshot activation failed'));
-  });
+  // One activation at a time, in the order the agent announced them: the last-known-good from
+  // disk must not finish after (and so replace) a newer snapshot pulled meanwhile.
+  const activateInOrder = inOrder((pulled: PulledSnapshot) => activate(pulled), (error) => logger.error({ err: error }, 'snapshot activation failed'));
+  agent.on('snapshot', (pulled: PulledSnapshot) => activateInOrder(pulled));
   await agent.start();
   for (let index = 0; index < workerCount; index++) fork();
 
