@@ -16,6 +16,8 @@ import { sendTo } from './send-to-worker.js';
 const STATUS_INTERVAL_MS = 1000;
 const EVICT_INTERVAL_MS = 5000;
 const RESPAWN_DELAY_MS = 1000;
+/** How long shutdown waits for the workers' last telemetry (their own drain takes at most 2 s). */
+const DRAIN_WAIT_MS = 3000;
 
 type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSnapshot };
 
@@ -128,6 +130,9 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
         workerDrops.observations += message.dropped.observations;
         for (const stored of message.stored) disk.noteStored(stored.file, stored.size);
         return;
+      case 'drained':
+        drained.get(worker.id)?.();
+        return;
       case 'reload':
         reloadWaiters.push({ worker, id: message.id });
         void agent.pullNow().then(
@@ -142,6 +147,19 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     for (const waiter of reloadWaiters.splice(0)) sendTo(waiter.worker, { t: 'reload-result', id: waiter.id, result });
   }
 
+  // Called when a worker has sent its last telemetry (or exited): shutdown waits for every one.
+  const drained = new Map<number, () => void>();
+
+  async function drainWorkers(): Promise<void> {
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker?.isConnected() === true);
+    const done = workers.map((worker) => new Promise<void>((resolve) => drained.set(worker.id, resolve)));
+    for (const worker of workers) sendTo(worker, { t: 'drain' });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_WAIT_MS)));
+    await Promise.race([Promise.all(done), timeout]);
+    clearTimeout(timer);
+  }
+
   function fork(): void {
     const worker = cluster.fork(workerEnv);
     worker.on('message', (message: ToPrimary) => onWorkerMessage(worker, message));
@@ -149,6 +167,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
 
   cluster.on('exit', (worker, code, signal) => {
     workerVersions.delete(worker.id);
+    drained.get(worker.id)?.();
     if (stopping) return;
     logger.error({ pid: worker.process.pid, code, signal }, 'edge worker exited; starting another');
     setTimeout(() => !stopping && fork(), RESPAWN_DELAY_MS).unref();
@@ -171,6 +190,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     clearInterval(statusTimer);
     clearInterval(evictTimer);
     prober.stop();
+    await drainWorkers();
     for (const worker of Object.values(cluster.workers ?? {})) worker?.disconnect();
     await agent.stop();
     process.exit(0);

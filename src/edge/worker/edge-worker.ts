@@ -16,6 +16,8 @@ import { TelemetryBuffer } from './telemetry-buffer.js';
 
 const EDGE_PATHS = new Set(['/health', '/ready']);
 const MAX_HEADER_BYTES = 16384;
+/** How long a draining worker lets requests in flight finish before closing their connections. */
+const DRAIN_MS = 2000;
 
 /** Each worker's share of the room the agent's telemetry queues have left. */
 function roomPerWorker(status: AgentStatusView, maxItems: number, workers: number): { usage: number; security: number; observations: number } {
@@ -86,6 +88,8 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
         return;
       case 'probe':
         return pipeline.onProbe(message.observations);
+      case 'drain':
+        return void drain().then(() => send({ t: 'drained' }));
       case 'reload-result': {
         const resolve = reloads.get(message.id);
         reloads.delete(message.id);
@@ -143,12 +147,30 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   // Messages sent before the handler above existed would be lost: the primary sends the snapshot on this.
   send({ t: 'listening' });
 
+  // Stops taking requests, lets those in flight finish (at most DRAIN_MS), then sends the telemetry they made.
+  let draining: Promise<void> | undefined;
+  function drain(): Promise<void> {
+    draining ??= new Promise<void>((resolve) => {
+      const closeAll = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+      server.close(() => {
+        clearTimeout(closeAll);
+        resolve();
+      });
+      server.closeIdleConnections();
+    }).then(() => telemetry.flush());
+    return draining;
+  }
+
+  // Shutdown is the primary's to run (it drains every worker, then stops the agent); alone, a worker drains itself.
   const stop = () => {
-    telemetry.stop();
-    server.close();
-    server.closeIdleConnections();
-    pipeline.close();
-    setTimeout(() => process.exit(0), 5000).unref();
+    void drain().finally(() => {
+      telemetry.stop();
+      pipeline.close();
+      // Exit once the primary has everything: IPC writes in order, so this one's callback comes after the telemetry's.
+      if (process.connected) process.send?.({ t: 'drained' } satisfies ToPrimary, undefined, undefined, () => process.exit(0));
+      else process.exit(0);
+    });
+    setTimeout(() => process.exit(0), DRAIN_MS + 3000).unref();
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', () => undefined);

@@ -21,7 +21,9 @@ export type ToWorker =
   | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string }
   | { t: 'status'; status: AgentStatusView }
   | { t: 'probe'; observations: ProbeObservation[] }
-  | { t: 'reload-result'; id: number; result: Record<string, unknown> };
+  | { t: 'reload-result'; id: number; result: Record<string, unknown> }
+  /** Shutdown: stop accepting, let requests in flight finish, send the last telemetry, then answer 'drained'. */
+  | { t: 'drain' };
 
 export type ToPrimary =
   | { t: 'listening' }
@@ -35,4 +37,6 @@ export type ToPrimary =
       dropped: { usage: number; security: number; observations: number };
       stored: { file: string; size: number }[];
     }
-  | { t: 'reload'; id: number };
+  | { t: 'reload'; id: number }
+  /** Sent after the worker's last telemetry message (IPC keeps order): the primary may now stop the agent. */
+  | { t: 'drained' };

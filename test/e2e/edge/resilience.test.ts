@@ -58,6 +58,22 @@ describe('cdn edge keeps serving while the core is down', function () {
     await edge.stop();
     edge = undefined;
   });
+
+  it('keeps the usage of requests served just before it was stopped', async () => {
+    edge = await EdgeProcess.start({ coreUrl: gate.url, token: TOKEN, workers: 2 });
+    const dataDir = edge.dataDir;
+    await gate.close();
+    for (let index = 0; index < 10; index++) expect((await edge.request('www.example.org', `/last/${index}`)).status).to.equal(200);
+    await edge.stop({ keepData: true });
+    await gate.reopen();
+    edge = await EdgeProcess.start({ coreUrl: gate.url, token: TOKEN, workers: 2, dataDir });
+    const count = () => core.db.usageEvent.count({ where: { path: { startsWith: '/last/' } } });
+    await eventually('the usage of the last requests', async () => ((await count()) >= 10 ? true : undefined), 30000);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await count(), 'no duplicates').to.equal(10);
+    await edge.stop();
+    edge = undefined;
+  });
 });
 
 describe('cdn edge swaps snapshots under load without failing a request', function () {
