@@ -3,6 +3,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 import type { ActiveDomain } from '../config/active-config.js';
+import { withCdnLoop } from '../pipeline/cdn-loop.js';
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) plus those the edge sets itself. Expect
 // is answered by the edge's own server (100 Continue), so it is not passed on.
@@ -29,6 +30,8 @@ export type ForwardFacts = {
   scheme: 'http' | 'https';
   /** Keep Connection and Upgrade (a WebSocket handshake). */
   upgrade?: boolean;
+  /** This edge's CDN-Loop pseudonym, appended to the request's CDN-Loop list (RFC 8586). */
+  cdnLoop?: string;
 };
 
 /**
@@ -36,8 +39,9 @@ export type ForwardFacts = {
  * replaced by the single address the edge believes (a client-sent chain is not
  * trusted past the edge's own trusted-proxy rules); X-Forwarded-Proto and -Host;
  * Host = origin.host_header or the client's; the shield header carrying the
- * domain's secret (a client-sent copy is always dropped). No Via: it would
- * announce the edge's software for no use to origins.
+ * domain's secret (a client-sent copy is always dropped); CDN-Loop with this
+ * edge's pseudonym appended. No Via: it would announce the edge's software for
+ * no use to origins.
  */
 export function forwardHeaders(incoming: IncomingHttpHeaders, origin: SnapshotOrigin, facts: ForwardFacts): OutgoingHttpHeaders {
   const extraHopByHop = facts.upgrade ? undefined : connectionTokens(incoming.connection);
@@ -57,6 +61,7 @@ export function forwardHeaders(incoming: IncomingHttpHeaders, origin: SnapshotOr
   headers['x-forwarded-proto'] = facts.scheme;
   headers['x-forwarded-host'] = facts.clientHost;
   headers.host = origin.host_header ?? facts.clientHost;
+  if (facts.cdnLoop) headers['cdn-loop'] = withCdnLoop(incoming['cdn-loop'], facts.cdnLoop);
   const shield = facts.domain.originShield;
   if (shield?.secret) headers[shield.header_name] = shield.secret;
   return headers;

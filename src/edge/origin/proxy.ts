@@ -25,6 +25,8 @@ export type OriginFetcherOptions = {
   tls?: OriginTls;
   /** The selection seed of a request; host and path by default. */
   seed?: (ctx: RequestContext) => string;
+  /** This edge's CDN-Loop pseudonym (docs/edge-origins.md); none is sent when absent. */
+  cdnLoop?: string;
 };
 
 export type OriginFetcher = {
@@ -73,7 +75,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
         agent: agents.agentFor(origin),
         method: ctx.method,
         target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
-        headers: forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.req.headers.host ?? ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme }),
+        headers: forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.req.headers.host ?? ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }),
         servername: origin.scheme === 'https' ? tlsName(origin, ctx.host) : undefined,
         connectTimeoutMs: Math.min(origin.timeouts.connect_ms, connectCapMs),
         readTimeoutMs: Math.min(origin.timeouts.read_ms, readCapMs),

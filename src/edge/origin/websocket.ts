@@ -29,6 +29,8 @@ export type UpgradeDeps = {
   tls?: OriginTls;
   /** The worker's retry budget (the fetcher's), when retries should count against it. */
   budget?: RetryBudget;
+  /** This edge's CDN-Loop pseudonym, as for proxied requests. */
+  cdnLoop?: string;
 };
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'te', 'trailer', 'upgrade']);
@@ -63,7 +65,7 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
     const connectMs = Math.min(origin.timeouts.connect_ms, deps.config.edgeProxyConnectTimeoutSeconds * 1000);
     const readMs = Math.min(origin.timeouts.read_ms, deps.config.edgeProxyReadTimeoutSeconds * 1000);
     const clientHost = req.headers.host ?? target.host;
-    const headers = forwardHeaders(req.headers, origin, { domain: target.domain, clientHost, clientIp: target.clientIp, scheme: target.scheme, upgrade: true });
+    const headers = forwardHeaders(req.headers, origin, { domain: target.domain, clientHost, clientIp: target.clientIp, scheme: target.scheme, upgrade: true, cdnLoop: deps.cdnLoop });
     const options = { agent: false as const, host: socketHost(origin.host), port: origin.port, method: req.method, path: req.url, headers };
     const request = origin.scheme === 'https' ? https.request({ ...options, servername: tlsName(origin, target.host), ca: deps.tls?.ca }) : http.request(options);
     let stage: 'connecting' | 'handshaking' | 'ready' = 'connecting';

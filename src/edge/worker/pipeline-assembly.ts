@@ -14,6 +14,7 @@ import { createCountryServices, type CountryServices } from '../country/country-
 import type { RequestContext } from '../pipeline/context.js';
 import type { EdgeResponse } from '../pipeline/response.js';
 import { factsPhase } from '../pipeline/facts-phase.js';
+import { cdnLoopId, loopPhase } from '../pipeline/cdn-loop.js';
 import { hostPhase } from '../pipeline/host-phase.js';
 import { hygienePhase } from '../pipeline/hygiene-phase.js';
 import { createLogPhase } from '../pipeline/log-phase.js';
@@ -71,7 +72,8 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
   const health = new OriginHealthView({ onObservation: (observation) => telemetry.observation(observation) });
   const breakers = new OriginBreakers();
   const budget = new RetryBudget();
-  const fetcher = createOriginFetcher({ config, health, breakers, budget });
+  const cdnLoop = cdnLoopId(config.edgeClearanceSecret!);
+  const fetcher = createOriginFetcher({ config, health, breakers, budget, cdnLoop });
   const memory = new MemoryTier(config.edgeCacheMemoryBytes);
   const purgeLog = new PurgeLog();
   const disk = config.edgeCacheDiskBytes > 0 ? new DiskTier(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes) : null;
@@ -87,7 +89,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
   const challenge = challengePhase({ secret: config.edgeClearanceSecret!, ttlSeconds: config.edgeClearanceTtlSeconds });
   const log = createLogPhase(telemetry);
   const security = [ipRulesPhase, wafPhase, rateLimitPhase(), challenge];
-  const beforeOrigin = [hostPhase, country.phase, factsPhase, pageRulesPhase, redirectsPhase, ...security, requestHeaderRulesPhase];
+  const beforeOrigin = [hostPhase, loopPhase(cdnLoop), country.phase, factsPhase, pageRulesPhase, redirectsPhase, ...security, requestHeaderRulesPhase];
   const responsePhases = [cacheHeaderPhase, headerRulesPhase, hygienePhase];
   const main = new PipelineRunner([...beforeOrigin, cache, originPhase(fetcher)], responsePhases, log, logger);
   // The challenge answer (POST /__cdn/challenge) is the edge's, whatever the host's rules say.
@@ -130,7 +132,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
           return done(ctx.response!.status);
         }
         const target = { domain: ctx.domain!, host: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme };
-        handleUpgrade(ctx.req, socket, head, target, { config, health, breakers, budget }).then(done, fail);
+        handleUpgrade(ctx.req, socket, head, target, { config, health, breakers, budget, cdnLoop }).then(done, fail);
       }).catch(fail);
     },
     close() {

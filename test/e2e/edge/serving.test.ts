@@ -198,6 +198,17 @@ describe('cdn edge serves customer traffic from the published snapshot', functio
     expect(origin.count('/smuggled')).to.equal(0);
   });
 
+  it('tells origins it passed (CDN-Loop) and answers 508 when the origin of a site points back at the edge', async () => {
+    await edge.request('www.example.com', '/loop-header');
+    const seen = [...origin.requests, ...backup.requests].find((request) => request.url === '/loop-header');
+    expect(seen?.headers['cdn-loop']).to.match(/^edge-[0-9a-f]{16}$/);
+    await createSite(core, 'loop.example', edge.port);
+    await republish();
+    const looped = await edge.request('www.loop.example', '/again');
+    expect(looped.status).to.equal(508);
+    expect(looped.text).to.contain('points at the CDN');
+  });
+
   it('ships usage events to the core', async () => {
     const events = await eventually('usage to arrive', async () => {
       const rows = await core.db.usageEvent.findMany({ where: { path: '/walkthrough' } });
