@@ -15,9 +15,13 @@ import { bypassReason, decideFreshness, type Freshness } from './freshness.js';
 import type { MemoryTier } from './memory-tier.js';
 import { purgedSinceStored } from './purge.js';
 import { PurgeLog } from './purge-log.js';
+import { headerText } from './cache-control.js';
 import { entriesFor, storedHeaders } from './stored-entry.js';
 import { collectBody, discardBody, teeForStore } from './tee.js';
 import type { CacheEntry, CacheRule } from './types.js';
+
+/** How the cache asks the origin: `detached` for a background refresh, `conditional` validators of the stored object. */
+export type OriginFetchOptions = { detached?: boolean; conditional?: Record<string, string> };
 
 export type CachePhaseOptions = {
   memory: MemoryTier;
@@ -27,7 +31,7 @@ export type CachePhaseOptions = {
    * Fetches the request from the origin (the origin module); any rejection counts as an origin failure.
    * `detached`: a background refresh, which must go on when the client that triggered it leaves.
    */
-  fetchOrigin: (ctx: RequestContext, options?: { detached?: boolean }) => Promise<EdgeResponse>;
+  fetchOrigin: (ctx: RequestContext, options?: OriginFetchOptions) => Promise<EdgeResponse>;
   /** Called after each disk write, to tell the primary's DiskCacheIndex. */
   onStored: (file: string, size: number) => void;
   now?: () => number;
@@ -60,6 +64,28 @@ function mayFill(ctx: RequestContext): boolean {
     headers['if-match'] === undefined &&
     headers['if-unmodified-since'] === undefined
   );
+}
+
+/** The validators of a stored object, as the conditional headers that ask the origin whether it changed. */
+function validatorsOf(entry: CacheEntry | undefined): Record<string, string> | undefined {
+  if (!entry || entry.marker) return undefined;
+  const etag = headerText(entry.headers, 'etag');
+  const modified = headerText(entry.headers, 'last-modified');
+  if (etag === '' && modified === '') return undefined;
+  const conditional: Record<string, string> = {};
+  if (etag !== '') conditional['if-none-match'] = etag;
+  if (modified !== '') conditional['if-modified-since'] = modified;
+  return conditional;
+}
+
+// Headers a 304 does not update (RFC 9111 §3.2: those describing the body; the edge's own).
+const KEPT_ON_UPDATE = new Set(['content-length', 'content-encoding', 'content-type', 'content-range', 'transfer-encoding', 'x-cache', 'age']);
+
+/** A stored object's headers updated with those of a 304 that confirmed it. */
+function updatedHeaders(stored: CacheEntry['headers'], confirmation: EdgeResponse['headers']): CacheEntry['headers'] {
+  const headers = Object.assign({}, stored);
+  for (const name in confirmation) if (!KEPT_ON_UPDATE.has(name)) headers[name] = confirmation[name];
+  return headers;
 }
 
 class CachePhase implements Phase {
@@ -162,9 +188,10 @@ class CachePhase implements Phase {
     const fill = mayFill(ctx);
     const settle = fill && !waiting && coalesce ? this.claim(key) : NOTHING;
     const purgesBefore = this.purges.position;
+    const conditional = fill ? validatorsOf(stale) : undefined;
     let response: EdgeResponse;
     try {
-      response = await this.options.fetchOrigin(ctx);
+      response = await this.options.fetchOrigin(ctx, conditional ? { conditional } : undefined);
     } catch (error) {
       settle('failed');
       if (stale && this.now() < stale.sieUntil) return this.serve(ctx, stale, 'STALE', this.now());
@@ -176,6 +203,7 @@ class CachePhase implements Phase {
       return this.serve(ctx, stale, 'STALE', this.now());
     }
     if (!fill) return this.pass(ctx, response, status);
+    if (conditional && stale && response.status === 304) return this.revalidated(ctx, rule, key, stale, response, settle, purgesBefore);
     try {
       return this.fill(ctx, rule, key, response, status, settle, purgesBefore);
     } catch (error) {
@@ -192,6 +220,22 @@ class CachePhase implements Phase {
       if (entry && this.now() < entry.freshUntil) return this.serve(ctx, entry, status, this.now());
     } else if (outcome === 'failed' && stale && this.now() < stale.sieUntil) return this.serve(ctx, stale, 'STALE', this.now());
     return this.fetch(ctx, rule, key, stale, false);
+  }
+
+  // The origin confirmed the stored object (304): its headers are updated from the 304's, it is
+  // stored again with a new freshness, and served (RFC 9111 §4.3.4).
+  private revalidated(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry, confirmation: EdgeResponse, settle: Settle, purgesBefore: number): true {
+    discardBody(confirmation.body);
+    const fetchedAt = this.now();
+    const headers = updatedHeaders(stale.headers, confirmation.headers);
+    const fresh = this.freshness(ctx, rule, { status: stale.status, headers, body: null }, fetchedAt);
+    const entries = entriesFor(ctx, key, stale.status, storedHeaders(headers, fresh, stale.body.length), stale.body, fresh, fetchedAt);
+    if (fresh.store) void this.store(entries, settle, purgesBefore);
+    else {
+      settle('not_stored');
+      this.stopCoalescing(key, fetchedAt);
+    }
+    return this.serve(ctx, entries[0], 'EXPIRED', fetchedAt);
   }
 
   private pass(ctx: RequestContext, response: EdgeResponse, status: CacheStatus): true {
@@ -260,9 +304,18 @@ class CachePhase implements Phase {
     if (!mayFill(ctx) || this.inflight.has(key)) return;
     const settle = this.claim(key);
     const purgesBefore = this.purges.position;
+    const stale = this.memory.get(key);
+    const conditional = validatorsOf(stale?.marker ? undefined : stale);
     const refresh = async (): Promise<void> => {
-      const response = await this.options.fetchOrigin(ctx, { detached: true });
+      const response = await this.options.fetchOrigin(ctx, { detached: true, ...(conditional ? { conditional } : {}) });
       const fetchedAt = this.now();
+      if (conditional && stale && response.status === 304) {
+        discardBody(response.body);
+        const headers = updatedHeaders(stale.headers, response.headers);
+        const fresh = this.freshness(ctx, rule, { status: stale.status, headers, body: null }, fetchedAt);
+        if (!fresh.store) return settle('not_stored');
+        return this.store(entriesFor(ctx, key, stale.status, storedHeaders(headers, fresh, stale.body.length), stale.body, fresh, fetchedAt), settle, purgesBefore);
+      }
       const fresh = this.freshness(ctx, rule, response, fetchedAt);
       if (!fresh.store) {
         discardBody(response.body);

@@ -29,12 +29,15 @@ export type OriginFetcherOptions = {
   cdnLoop?: string;
 };
 
+export type FetchOptions = { detached?: boolean; conditional?: Record<string, string> };
+
 export type OriginFetcher = {
   /**
    * Proxies `ctx.req` to an origin of `ctx.domain`; sets ctx.originId and resolves with the response once its headers are in.
    * A client that leaves first aborts the origin request, unless `detached` (a cache refresh others will use).
+   * `conditional`: validators of a stored object (If-None-Match, If-Modified-Since) the cache adds to ask whether it changed.
    */
-  fetchOrigin(ctx: RequestContext, options?: { detached?: boolean }): Promise<EdgeResponse>;
+  fetchOrigin(ctx: RequestContext, options?: FetchOptions): Promise<EdgeResponse>;
   /** Closes the pooled origin connections. */
   close(): void;
 };
@@ -61,7 +64,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   const connectCapMs = config.edgeProxyConnectTimeoutSeconds * 1000;
   const readCapMs = config.edgeProxyReadTimeoutSeconds * 1000;
 
-  async function attempt(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (request: ClientRequest) => void): Promise<EdgeResponse> {
+  async function attempt(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (request: ClientRequest) => void, conditional: Record<string, string> | undefined): Promise<EdgeResponse> {
     if (!agents.admit(origin)) {
       breakers.release(origin);
       throw new OriginError('overloaded', `more than ${origin.limits.max_pending_requests} requests waiting`, origin.id);
@@ -75,7 +78,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
         agent: agents.agentFor(origin),
         method: ctx.method,
         target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
-        headers: forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.req.headers.host ?? ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }),
+        headers: Object.assign(forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.req.headers.host ?? ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }), conditional),
         servername: origin.scheme === 'https' ? tlsName(origin, ctx.host) : undefined,
         connectTimeoutMs: Math.min(origin.timeouts.connect_ms, connectCapMs),
         readTimeoutMs: Math.min(origin.timeouts.read_ms, readCapMs),
@@ -115,7 +118,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     return budget.tryRetry(ctx.domain!.id, origin.retries, Date.now());
   }
 
-  async function fetchOrigin(ctx: RequestContext, options: { detached?: boolean } = {}): Promise<EdgeResponse> {
+  async function fetchOrigin(ctx: RequestContext, options: FetchOptions = {}): Promise<EdgeResponse> {
     const domain = ctx.domain;
     if (!domain || domain.origins.length === 0) throw new OriginError('no_origin', 'the domain has no routable origin');
     const length = Number(ctx.req.headers['content-length'] ?? 0);
@@ -134,7 +137,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     };
     ctx.res.once('close', onClose);
     try {
-      return await tryInOrder(ctx, order, (request) => {
+      return await tryInOrder(ctx, order, options.conditional, (request) => {
         current = request;
         if (clientGone) request.destroy(new ClientClosedError());
       });
@@ -146,7 +149,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   // Goes down the try order (wrapping round when retries outnumber origins, so one
   // origin is never tried twice in a row while another is left), skipping origins
   // whose breaker refuses; stops at the first response or the first failure that may not be retried.
-  async function tryInOrder(ctx: RequestContext, order: SnapshotOrigin[], watch: (request: ClientRequest) => void): Promise<EdgeResponse> {
+  async function tryInOrder(ctx: RequestContext, order: SnapshotOrigin[], conditional: Record<string, string> | undefined, watch: (request: ClientRequest) => void): Promise<EdgeResponse> {
     const bodyState: BodyState = { started: false };
     const maxRetries = order[0].retries.max;
     let retriesUsed = 0;
@@ -161,7 +164,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
       }
       refusedInARow = 0;
       try {
-        return await attempt(ctx, origin, bodyState, watch);
+        return await attempt(ctx, origin, bodyState, watch, conditional);
       } catch (error) {
         if (!mayRetry(ctx, error, origin, bodyState, retriesUsed, maxRetries)) throw error;
         lastError = error;

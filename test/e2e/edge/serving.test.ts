@@ -209,6 +209,25 @@ describe('cdn edge serves customer traffic from the published snapshot', functio
     expect(looped.text).to.contain('points at the CDN');
   });
 
+  it('revalidates an expired object with the origin (If-None-Match) and serves it again on a 304', async () => {
+    const tagged = await TestOrigin.start('tagged', (req, res) => {
+      const headers = { etag: '"t1"', 'cache-control': 'max-age=1', 'content-type': 'text/plain' };
+      if (req.headers['if-none-match'] === '"t1"') return void res.writeHead(304, headers).end();
+      res.writeHead(200, headers).end('tagged body\n');
+    });
+    try {
+      await createSite(core, 'tagged.example', tagged.port);
+      await republish();
+      expect((await edge.request('www.tagged.example', '/t')).headers['x-cache']).to.equal('MISS');
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const again = await edge.request('www.tagged.example', '/t');
+      expect([again.status, again.text, again.headers['x-cache']]).to.deep.equal([200, 'tagged body\n', 'EXPIRED']);
+      expect(tagged.requests.map((request) => request.headers['if-none-match'])).to.deep.equal([undefined, '"t1"']);
+    } finally {
+      await tagged.stop();
+    }
+  });
+
   it('ships usage events to the core', async () => {
     const events = await eventually('usage to arrive', async () => {
       const rows = await core.db.usageEvent.findMany({ where: { path: '/walkthrough' } });

@@ -184,6 +184,63 @@ describe('edge cache phase', () => {
     expect((await get(phase, config)).ctx.cacheStatus).to.equal('HIT');
   });
 
+  it('revalidates an expired object with its ETag and serves it again on a 304, fresh for a new max-age', async () => {
+    origin.handle(answer('tagged', { 'cache-control': 'max-age=10', etag: '"v1"', 'x-origin': 'first' }));
+    const phase = phaseWith();
+    const config = configWith();
+    await get(phase, config);
+    await eventually(() => stored.length === 1);
+    const asked: (string | undefined)[] = [];
+    origin.handle((req, res) => {
+      asked.push(req.headers['if-none-match']);
+      res.writeHead(304, { 'cache-control': 'max-age=60', etag: '"v1"', 'x-origin': 'second' });
+      res.end();
+    });
+    clock += 11_000;
+    const revalidated = await get(phase, config);
+    expect([revalidated.body, revalidated.ctx.cacheStatus, revalidated.ctx.response?.status]).to.deep.equal(['tagged', 'EXPIRED', 200]);
+    expect(revalidated.ctx.response?.headers).to.include({ 'x-origin': 'second', 'content-length': '6' });
+    expect(asked).to.deep.equal(['"v1"']);
+    clock += 30_000;
+    const hit = await get(phase, config);
+    expect([hit.body, hit.ctx.cacheStatus]).to.deep.equal(['tagged', 'HIT']);
+    expect(origin.requests).to.equal(2);
+  });
+
+  it('asks with If-Modified-Since and takes a changed object when the origin sends one', async () => {
+    origin.handle(answer('old', { 'cache-control': 'max-age=10', 'last-modified': 'Mon, 23 Nov 2026 10:00:00 GMT' }));
+    const phase = phaseWith();
+    const config = configWith();
+    await get(phase, config);
+    const asked: (string | undefined)[] = [];
+    origin.handle((req, res) => {
+      asked.push(req.headers['if-modified-since']);
+      answer('changed', { 'cache-control': 'max-age=10', 'last-modified': 'Tue, 24 Nov 2026 10:00:00 GMT' })(req, res);
+    });
+    clock += 11_000;
+    const expired = await get(phase, config);
+    expect([expired.body, expired.ctx.cacheStatus]).to.deep.equal(['changed', 'EXPIRED']);
+    expect(asked).to.deep.equal(['Mon, 23 Nov 2026 10:00:00 GMT']);
+  });
+
+  it('revalidates in the background within stale-while-revalidate', async () => {
+    origin.handle(answer('kept', { 'cache-control': 'max-age=10, stale-while-revalidate=60', etag: '"k"' }));
+    const phase = phaseWith();
+    const config = configWith();
+    await get(phase, config);
+    let conditional = 0;
+    origin.handle((req, res) => {
+      if (req.headers['if-none-match'] === '"k"') conditional++;
+      res.writeHead(304, { 'cache-control': 'max-age=10', etag: '"k"' });
+      res.end();
+    });
+    clock += 15_000;
+    expect((await get(phase, config)).ctx.cacheStatus).to.equal('STALE');
+    await eventually(() => conditional === 1 && stored.length === 2);
+    const fresh = await get(phase, config);
+    expect([fresh.body, fresh.ctx.cacheStatus]).to.deep.equal(['kept', 'HIT']);
+  });
+
   it('streams an object larger than the largest storable one and does not store it', async () => {
     const big = 'x'.repeat(64 * 1024);
     origin.handle((_req, res) => {

@@ -115,11 +115,12 @@ export class Origin {
 }
 
 /** A fetchOrigin that proxies the request to 127.0.0.1:`port` (a closed port gives a 'connect' failure). */
-export function proxyTo(port: () => number): (ctx: RequestContext) => Promise<EdgeResponse> {
-  return (ctx) =>
+export function proxyTo(port: () => number): (ctx: RequestContext, options?: { conditional?: Record<string, string> }) => Promise<EdgeResponse> {
+  return (ctx, options) =>
     new Promise((resolve, reject) => {
       const target = ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path;
-      const upstream = httpRequest({ host: '127.0.0.1', port: port(), method: ctx.method, path: target, headers: ctx.req.headers, agent: false }, (res) => {
+      const headers = { ...ctx.req.headers, ...options?.conditional };
+      const upstream = httpRequest({ host: '127.0.0.1', port: port(), method: ctx.method, path: target, headers, agent: false }, (res) => {
         resolve({ status: res.statusCode ?? 502, headers: { ...res.headers } as EdgeResponse['headers'], body: ctx.method === 'HEAD' ? null : res });
       });
       upstream.on('error', (error) => reject(Object.assign(new Error(`origin unreachable: ${error.message}`), { kind: 'connect' })));
