@@ -339,17 +339,22 @@ describe('edge cache phase', () => {
     expect((await get(phase, config)).ctx.cacheStatus).to.equal('MISS');
   });
 
-  it('does not store an object whose fetch a purge overtook', async () => {
-    origin.handle((_req, res) => setTimeout(() => answer('before the purge')(_req, res), 100));
+  // Starts a slow MISS of /page, applies a purge of `value` while the origin is still answering, and returns the finished MISS.
+  async function purgeDuringFetch(body: string, value: string): Promise<{ phase: Phase; config: ActiveConfig; miss: Awaited<ReturnType<typeof get>> }> {
+    origin.handle((_req, res) => setTimeout(() => answer(body)(_req, res), 100));
     const memory = new MemoryTier(16 * 1024 * 1024);
     const purges = new PurgeLog();
     const phase = phaseWith({ memory, purges });
     const config = configWith();
     const inFlight = get(phase, config);
     await new Promise((resolve) => setTimeout(resolve, 30));
-    const purge = { id: 'p1', domain_id: DOMAIN_ID, scope: 'url', value: '/page', created_at: Math.floor(clock / 1000) };
-    applyPurges([purge], memory, config, purges);
-    expect((await inFlight).body).to.equal('before the purge');
+    applyPurges([{ id: 'p1', domain_id: DOMAIN_ID, scope: 'url', value, created_at: Math.floor(clock / 1000) }], memory, config, purges);
+    return { phase, config, miss: await inFlight };
+  }
+
+  it('does not store an object whose fetch a purge overtook', async () => {
+    const { phase, config, miss } = await purgeDuringFetch('before the purge', '/page');
+    expect(miss.body).to.equal('before the purge');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(stored).to.deep.equal([]);
     origin.handle(answer('after the purge'));
@@ -358,15 +363,7 @@ describe('edge cache phase', () => {
   });
 
   it('still stores what a purge during its fetch does not cover', async () => {
-    origin.handle((_req, res) => setTimeout(() => answer('kept')(_req, res), 100));
-    const memory = new MemoryTier(16 * 1024 * 1024);
-    const purges = new PurgeLog();
-    const phase = phaseWith({ memory, purges });
-    const config = configWith();
-    const inFlight = get(phase, config);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    applyPurges([{ id: 'p2', domain_id: DOMAIN_ID, scope: 'url', value: '/other', created_at: Math.floor(clock / 1000) }], memory, config, purges);
-    await inFlight;
+    const { phase, config } = await purgeDuringFetch('kept', '/other');
     await eventually(() => stored.length === 1);
     expect((await get(phase, config)).ctx.cacheStatus).to.equal('HIT');
   });
