@@ -3,13 +3,13 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/load.js';
+import { inOrder } from '../../shared/in-order.js';
 import type { SnapshotDomain } from '../../shared/snapshot.js';
 import { EdgeAgent } from '../agent/edge-agent.js';
 import type { PulledSnapshot } from '../agent/snapshot-check.js';
 import { DiskCacheIndex } from '../cache/disk-index.js';
 import { OriginProber } from '../origin/prober.js';
 import type { AgentStatusView, ToPrimary, ToWorker } from '../worker/messages.js';
-import { inOrder } from '../../shared/in-order.js';
 import { PurgeCoordinator } from './purge-coordinator.js';
 import { sendTo } from './send-to-worker.js';
 
