@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { CONTROL_CHARACTERS_DETAIL, NO_CONTROL_CHARACTERS_PATTERN } from '../shared/control-characters.js';
+import { patternDetail } from '../shared/control-characters.js';
 import { RULE_SCHEMA_IDS } from './rule-paths.js';
 
 const DIR = fileURLToPath(new URL('../../schemas/gitops/', import.meta.url));
@@ -38,7 +38,7 @@ export function messageOf(error: ErrorObject): string {
     case 'enum':
       return `${where} must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'pattern':
-      return `${where} ${params.pattern === NO_CONTROL_CHARACTERS_PATTERN ? CONTROL_CHARACTERS_DETAIL : (error.message ?? 'is invalid')}`;
+      return `${where} ${patternDetail(params.pattern) ?? error.message ?? 'is invalid'}`;
     default:
       return `${where} ${error.message ?? 'is invalid'}`;
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { CONTROL_CHARACTERS_DETAIL, NO_CONTROL_CHARACTERS_PATTERN } from '../shared/control-characters.js';
+import { patternDetail } from '../shared/control-characters.js';
 import { ValidationError } from './errors.js';
 
 export const API_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/api', import.meta.url));
@@ -76,8 +76,7 @@ function describe(error: ErrorObject): string {
     case 'enum':
       return `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'pattern':
-      if (params.pattern === NO_CONTROL_CHARACTERS_PATTERN) return `${fieldOf(error) ?? 'body'} ${CONTROL_CHARACTERS_DETAIL}`;
-      return `${fieldOf(error) ?? 'body'} ${error.message ?? 'is invalid'}`;
+      return `${fieldOf(error) ?? 'body'} ${patternDetail(params.pattern) ?? error.message ?? 'is invalid'}`;
     default:
       return `${fieldOf(error) ?? 'body'} ${error.message ?? 'is invalid'}`;
   }

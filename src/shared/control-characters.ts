@@ -16,6 +16,23 @@ const CONTROL_CHARACTERS = new RegExp(`[${CLASS}]`, 'g');
 /** What a refusal says after the field name. */
 export const CONTROL_CHARACTERS_DETAIL = 'must not contain control characters (CR, LF, NUL, TAB and the other C0 controls, DEL, C1 controls, U+2028, U+2029)';
 
+/**
+ * The JSON Schema pattern of header rule values, besides no-control-characters: ASCII only, so
+ * that together they allow visible ASCII and spaces. HTTP sends header values as bytes, and a
+ * character such as é or ✓ has no single meaning there (Node refuses to send the latter at all).
+ */
+export const ASCII_ONLY_PATTERN = '^[\\u0000-\\u007f]*$';
+
+/** What a refusal by ASCII_ONLY_PATTERN says after the field name. */
+export const ASCII_ONLY_DETAIL = 'must be ASCII text (HTTP sends header values as bytes)';
+
+/** What a refusal by one of the patterns above says after the field name; undefined for any other pattern. */
+export function patternDetail(pattern: unknown): string | undefined {
+  if (pattern === NO_CONTROL_CHARACTERS_PATTERN) return CONTROL_CHARACTERS_DETAIL;
+  if (pattern === ASCII_ONLY_PATTERN) return ASCII_ONLY_DETAIL;
+  return undefined;
+}
+
 /** True when `text` holds a character refused by NO_CONTROL_CHARACTERS_PATTERN. */
 export function hasControlCharacter(text: string): boolean {
   return CONTROL_CHARACTER.test(text);

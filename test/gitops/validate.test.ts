@@ -118,6 +118,12 @@ describe('desired-state validation', () => {
     expect(origin).to.match(/^domains\/a\.example\.yaml:5:\d+: origins\.0\.host must not contain control characters/);
   });
 
+  it('refuses a header value that is not ASCII', async () => {
+    const problems = await problemsOf(domainFile('a.example', 'headers:\n  - {name: h, header_name: X-A, value: "ok \u2713"}\n'));
+    expect(problems).to.have.length(1);
+    expect(problems[0]).to.match(/^domains\/a\.example\.yaml:3:\d+: headers\.0\.value must be ASCII text/);
+  });
+
   it('requires the file name to match the apex', async () => {
     expect(await problemsOf({ 'domains/b.example.yaml': 'domain: a.example\n' })).to.deep.equal(['domains/b.example.yaml:1:9: the file of a.example must be named domains/a.example.yaml']);
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { CONTROL_CHARACTERS_DETAIL, NO_CONTROL_CHARACTERS_PATTERN, encodeControlCharacters, hasControlCharacter } from '../../src/shared/control-characters.js';
+import { ASCII_ONLY_PATTERN, CONTROL_CHARACTERS_DETAIL, NO_CONTROL_CHARACTERS_PATTERN, encodeControlCharacters, hasControlCharacter } from '../../src/shared/control-characters.js';
 import { TestCore, type Json } from '../support/core.js';
 
 // Every field whose value can become an HTTP header (name or value), a URL or a
@@ -157,6 +157,16 @@ describe('the shared control-character rule', () => {
       expect(hasControlCharacter(text), text).to.equal(false);
     }
     expect(CONTROL_CHARACTERS_DETAIL).to.match(/^must not contain control characters/);
+  });
+
+  it('keeps header rule values to visible ASCII: the ASCII pattern of the schema is the code\'s', () => {
+    const schema = JSON.parse(readFileSync(new URL('../../schemas/api/header-rule-create.json', import.meta.url), 'utf8'));
+    expect(schema.properties.value.pattern).to.equal(ASCII_ONLY_PATTERN);
+    const ascii = new RegExp(ASCII_ONLY_PATTERN, 'u');
+    const control = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
+    const accepted = (text: string) => ascii.test(text) && control.test(text);
+    expect(accepted('nosniff; a=b ~!')).to.equal(true);
+    for (const text of ['caf\u00e9', 'ok \u2713', 'a\tb', 'a\u007fb']) expect(accepted(text), text).to.equal(false);
   });
 
   it('percent-encodes control characters as UTF-8 and leaves the rest alone', () => {

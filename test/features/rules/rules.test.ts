@@ -139,7 +139,7 @@ describe('traffic rules API', () => {
   it('refuses a header value outside visible ASCII, which HTTP cannot carry as text', async () => {
     const base = `/api/v1/domains/${domain.id}/headers`;
     const refused = await core.post(base, { name: 'tick', header_name: 'X-Check', value: 'ok \u2713' }, 422);
-    expect(JSON.stringify(refused)).to.include('value');
+    expect(JSON.stringify(refused)).to.include('value must be ASCII text');
     await core.post(base, { name: 'latin', header_name: 'X-Check', value: 'caf\u00e9' }, 422);
     const rule = (await core.post(base, { name: 'ascii', header_name: 'X-Check', value: 'ok ~!' }, 201)).data;
     await core.patch(`${base}/${rule.id}`, { value: 'ok \u2713' }, 422);
