@@ -5,12 +5,14 @@ const REASONS: Record<number, string> = {
   400: 'Bad request',
   403: 'Access denied',
   404: 'Unknown site',
+  405: 'Method not allowed',
   413: 'Request too large',
   429: 'Too many requests',
   500: 'Edge error',
   502: 'Bad gateway',
   503: 'Service unavailable',
   504: 'Gateway timeout',
+  508: 'Loop detected',
 };
 
 function escapeHtml(text: string): string {

@@ -42,6 +42,16 @@ export class PipelineRunner {
     };
   }
 
+  /** Writes `ctx.response`, which the caller decided before any request phase (a request refused as malformed), after the response phases. */
+  answer(ctx: RequestContext): void {
+    try {
+      const pending = this.fromResponsePhase(ctx, 0);
+      if (pending) pending.catch((error: unknown) => this.fail(ctx, error));
+    } catch (error) {
+      this.fail(ctx, error);
+    }
+  }
+
   run(ctx: RequestContext): void {
     try {
       const pending = this.fromRequestPhase(ctx, 0);

@@ -11,10 +11,12 @@ import { errorPage } from '../pipeline/error-page.js';
 import { createEdgeEndpoints } from './edge-endpoints.js';
 import type { AgentStatusView, ToPrimary, ToWorker } from './messages.js';
 import { buildWorkerPipeline } from './pipeline-assembly.js';
-import { hostOf, splitTarget } from './request-target.js';
+import { hostLines, hostOf, splitTarget } from './request-target.js';
 import { TelemetryBuffer } from './telemetry-buffer.js';
 
 const EDGE_PATHS = new Set(['/health', '/ready']);
+// TRACE echoes the request, cookies included, back to a page that can read it (cross-site tracing).
+const REFUSED_METHODS = new Set(['TRACE', 'TRACK']);
 const MAX_HEADER_BYTES = 16384;
 /** How long a draining worker lets requests in flight finish before closing their connections. */
 const DRAIN_MS = 2000;
@@ -110,6 +112,13 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     return ctx;
   }
 
+  // A request refused whatever the site: several Host lines (which one would the origin see?), or TRACE.
+  function refusalOf(req: IncomingMessage): { status: number; detail: string; headers?: Record<string, string> } | undefined {
+    if (REFUSED_METHODS.has(req.method ?? '')) return { status: 405, detail: 'This method is not allowed through the CDN.', headers: { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' } };
+    if (hostLines(req.rawHeaders) > 1) return { status: 400, detail: 'The request has more than one Host header.' };
+    return undefined;
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
     if (url.startsWith('/__cdn_reload_config')) return void endpoints(req, res);
@@ -119,10 +128,11 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
       return;
     }
     const ctx = contextOf(req, res, active);
-    if (!ctx) {
-      const bad = new RequestContext(req, res, { config: active, requestId: nextId(), clientIp: req.socket.remoteAddress ?? '', scheme: 'http' });
-      bad.response = errorPage(bad, 400, 'The request target is not a path.');
-      return pipeline.run(bad);
+    const refusal = ctx ? refusalOf(req) : undefined;
+    if (!ctx || refusal) {
+      const refused = ctx ?? new RequestContext(req, res, { config: active, requestId: nextId(), clientIp: req.socket.remoteAddress ?? '', scheme: 'http' });
+      refused.response = refusal ? errorPage(refused, refusal.status, refusal.detail, refusal.headers) : errorPage(refused, 400, 'The request target is not a path.');
+      return pipeline.answer(refused);
     }
     if (EDGE_PATHS.has(ctx.path) && !domainForHost(active, ctx.host)) return void endpoints(req, res);
     pipeline.run(ctx);
@@ -137,6 +147,11 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     const ctx = contextOf(req, res, active);
     if (!ctx) return void socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     pipeline.upgrade(ctx, socket, head);
+  });
+  // CONNECT would make the edge an open tunnel: refused, and the connection closed.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nallow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();

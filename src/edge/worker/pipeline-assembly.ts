@@ -40,6 +40,8 @@ import type { TelemetryBuffer } from './telemetry-buffer.js';
 export type WorkerPipeline = {
   /** Runs a customer request through every phase. */
   run(ctx: RequestContext): void;
+  /** Writes the answer already in `ctx.response` (a request refused before any phase), logging it like any other. */
+  answer(ctx: RequestContext): void;
   /** The client address of a request (X-Forwarded-For from trusted proxies, else the peer). */
   clientIp(req: IncomingMessage, peer: string): string;
   /** Prepares for a newly activated config; returns the ids of the purges this worker has now applied. */
@@ -100,6 +102,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
 
   return {
     run: (ctx) => (ctx.path === CHALLENGE_PATH ? challengeAnswer : main).run(ctx),
+    answer: (ctx) => main.answer(ctx),
     clientIp: (req, peer) => country.clientIp(req, peer),
     onConfig(next, first) {
       const fresh = next.purges.filter((purge) => !seenPurges.has(purge.id));

@@ -13,6 +13,16 @@ export function hostOf(header: string | undefined): string {
   return host.length <= 253 && /^[a-z0-9_.*-]*$/.test(host) ? host : '';
 }
 
+/** How many Host header lines a request carried (Node keeps only the first; RFC 9112 §3.2 wants a 400 for more). */
+export function hostLines(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index];
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
 /** Path and query of a request target (origin-form, or absolute-form as sent to proxies); undefined when it is neither. */
 export function splitTarget(url: string): { path: string; query: string; host?: string } | undefined {
   if (url.charCodeAt(0) !== 47 /* / */) {

@@ -73,12 +73,13 @@ describe('edge agent: config sync against a real core', () => {
 
   it('saves the last-known-good atomically, before announcing it, with the snapshot bytes verbatim', async () => {
     const sync = newSync();
-    let fileAtEmit: Buffer | undefined;
-    sync.on('snapshot', () => void readFile(lastKnownGoodPath(dataDir)).then((bytes) => (fileAtEmit = bytes)));
+    // The read starts when the snapshot is announced; it may finish after pullNow resolves.
+    let readAtEmit: Promise<Buffer> | undefined;
+    sync.on('snapshot', () => (readAtEmit = readFile(lastKnownGoodPath(dataDir))));
     await sync.pullNow();
     const pulled = sync.current()!;
     const file = await readFile(lastKnownGoodPath(dataDir));
-    expect(fileAtEmit?.equals(file)).to.equal(true);
+    expect((await readAtEmit)?.equals(file)).to.equal(true);
     expect(file.includes(pulled.bytes)).to.equal(true);
     expect(JSON.parse(file.toString()).data).to.include({ version: pulled.version, checksum: pulled.checksum });
     expect(await readdir(path.dirname(lastKnownGoodPath(dataDir)))).to.deep.equal(['last-known-good.json']);
