@@ -44,17 +44,18 @@ export class PipelineRunner {
 
   /** Writes `ctx.response`, which the caller decided before any request phase (a request refused as malformed), after the response phases. */
   answer(ctx: RequestContext): void {
-    try {
-      const pending = this.fromResponsePhase(ctx, 0);
-      if (pending) pending.catch((error: unknown) => this.fail(ctx, error));
-    } catch (error) {
-      this.fail(ctx, error);
-    }
+    this.start(ctx, false);
   }
 
   run(ctx: RequestContext): void {
+    this.start(ctx, true);
+  }
+
+  // From the first request phase, or straight to the response phases; every error, thrown or
+  // rejected, goes to the error funnel. No closure per request: a cache hit allocates none.
+  private start(ctx: RequestContext, withRequestPhases: boolean): void {
     try {
-      const pending = this.fromRequestPhase(ctx, 0);
+      const pending = withRequestPhases ? this.fromRequestPhase(ctx, 0) : this.fromResponsePhase(ctx, 0);
       if (pending) pending.catch((error: unknown) => this.fail(ctx, error));
     } catch (error) {
       this.fail(ctx, error);
