@@ -225,17 +225,22 @@ class CachePhase implements Phase {
   // The origin confirmed the stored object (304): its headers are updated from the 304's, it is
   // stored again with a new freshness, and served (RFC 9111 §4.3.4).
   private revalidated(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry, confirmation: EdgeResponse, settle: Settle, purgesBefore: number): true {
-    discardBody(confirmation.body);
     const fetchedAt = this.now();
-    const headers = updatedHeaders(stale.headers, confirmation.headers);
-    const fresh = this.freshness(ctx, rule, { status: stale.status, headers, body: null }, fetchedAt);
-    const entries = entriesFor(ctx, key, stale.status, storedHeaders(headers, fresh, stale.body.length), stale.body, fresh, fetchedAt);
+    const { fresh, entries } = this.confirmed(ctx, rule, key, stale, confirmation, fetchedAt);
     if (fresh.store) void this.store(entries, settle, purgesBefore);
     else {
       settle('not_stored');
       this.stopCoalescing(key, fetchedAt);
     }
     return this.serve(ctx, entries[0], 'EXPIRED', fetchedAt);
+  }
+
+  // The stored object a 304 confirmed, with the 304's headers and the freshness they give.
+  private confirmed(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry, confirmation: EdgeResponse, fetchedAt: number): { fresh: Freshness; entries: CacheEntry[] } {
+    discardBody(confirmation.body);
+    const headers = updatedHeaders(stale.headers, confirmation.headers);
+    const fresh = this.freshness(ctx, rule, { status: stale.status, headers, body: null }, fetchedAt);
+    return { fresh, entries: entriesFor(ctx, key, stale.status, storedHeaders(headers, fresh, stale.body.length), stale.body, fresh, fetchedAt) };
   }
 
   private pass(ctx: RequestContext, response: EdgeResponse, status: CacheStatus): true {
@@ -310,11 +315,8 @@ class CachePhase implements Phase {
       const response = await this.options.fetchOrigin(ctx, { detached: true, ...(conditional ? { conditional } : {}) });
       const fetchedAt = this.now();
       if (conditional && stale && response.status === 304) {
-        discardBody(response.body);
-        const headers = updatedHeaders(stale.headers, response.headers);
-        const fresh = this.freshness(ctx, rule, { status: stale.status, headers, body: null }, fetchedAt);
-        if (!fresh.store) return settle('not_stored');
-        return this.store(entriesFor(ctx, key, stale.status, storedHeaders(headers, fresh, stale.body.length), stale.body, fresh, fetchedAt), settle, purgesBefore);
+        const { fresh, entries } = this.confirmed(ctx, rule, key, stale, response, fetchedAt);
+        return fresh.store ? this.store(entries, settle, purgesBefore) : settle('not_stored');
       }
       const fresh = this.freshness(ctx, rule, response, fetchedAt);
       if (!fresh.store) {
