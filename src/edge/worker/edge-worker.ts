@@ -17,6 +17,7 @@ import { TelemetryBuffer } from './telemetry-buffer.js';
 const EDGE_PATHS = new Set(['/health', '/ready']);
 // TRACE echoes the request, cookies included, back to a page that can read it (cross-site tracing).
 const REFUSED_METHODS = new Set(['TRACE', 'TRACK']);
+const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 const MAX_HEADER_BYTES = 16384;
 /** How long a draining worker lets requests in flight finish before closing their connections. */
 const DRAIN_MS = 2000;
@@ -114,7 +115,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
 
   // A request refused whatever the site: several Host lines (which one would the origin see?), or TRACE.
   function refusalOf(req: IncomingMessage): { status: number; detail: string; headers?: Record<string, string> } | undefined {
-    if (REFUSED_METHODS.has(req.method ?? '')) return { status: 405, detail: 'This method is not allowed through the CDN.', headers: { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' } };
+    if (REFUSED_METHODS.has(req.method ?? '')) return { status: 405, detail: 'This method is not allowed through the CDN.', headers: { allow: ALLOWED_METHODS } };
     if (hostLines(req.rawHeaders) > 1) return { status: 400, detail: 'The request has more than one Host header.' };
     return undefined;
   }
@@ -151,7 +152,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   // CONNECT would make the edge an open tunnel: refused, and the connection closed.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
     socket.on('error', () => socket.destroy());
-    socket.end('HTTP/1.1 405 Method Not Allowed\r\nallow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${ALLOWED_METHODS}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
