@@ -8,7 +8,6 @@ import type { CacheStatus, RequestContext } from '../pipeline/context.js';
 import type { Phase } from '../pipeline/phase.js';
 import type { EdgeResponse } from '../pipeline/response.js';
 import { firstMatch } from '../../shared/rules/rule-set.js';
-import { headerText } from './cache-control.js';
 import { cacheKey, variantKey } from './cache-key.js';
 import { deliver } from './deliver.js';
 import type { DiskTier } from './disk-tier.js';
@@ -16,6 +15,7 @@ import { bypassReason, decideFreshness, type Freshness } from './freshness.js';
 import type { MemoryTier } from './memory-tier.js';
 import { purgedSinceStored } from './purge.js';
 import { PurgeLog } from './purge-log.js';
+import { updatedHeaders, validatorsOf } from './revalidation.js';
 import { entriesFor, storedHeaders } from './stored-entry.js';
 import { collectBody, discardBody, teeForStore } from './tee.js';
 import type { CacheEntry, CacheRule } from './types.js';
@@ -64,28 +64,6 @@ function mayFill(ctx: RequestContext): boolean {
     headers['if-match'] === undefined &&
     headers['if-unmodified-since'] === undefined
   );
-}
-
-/** The validators of a stored object, as the conditional headers that ask the origin whether it changed. */
-function validatorsOf(entry: CacheEntry | undefined): Record<string, string> | undefined {
-  if (!entry || entry.marker) return undefined;
-  const etag = headerText(entry.headers, 'etag');
-  const modified = headerText(entry.headers, 'last-modified');
-  if (etag === '' && modified === '') return undefined;
-  const conditional: Record<string, string> = {};
-  if (etag !== '') conditional['if-none-match'] = etag;
-  if (modified !== '') conditional['if-modified-since'] = modified;
-  return conditional;
-}
-
-// Headers a 304 does not update (RFC 9111 §3.2: those describing the body; the edge's own).
-const KEPT_ON_UPDATE = new Set(['content-length', 'content-encoding', 'content-type', 'content-range', 'transfer-encoding', 'x-cache', 'age']);
-
-/** A stored object's headers updated with those of a 304 that confirmed it. */
-function updatedHeaders(stored: CacheEntry['headers'], confirmation: EdgeResponse['headers']): CacheEntry['headers'] {
-  const headers = Object.assign({}, stored);
-  for (const name in confirmation) if (!KEPT_ON_UPDATE.has(name)) headers[name] = confirmation[name];
-  return headers;
 }
 
 class CachePhase implements Phase {
