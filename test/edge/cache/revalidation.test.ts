@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { updatedHeaders, validatorsOf } from '../../../src/edge/cache/revalidation.js';
 import type { CacheEntry } from '../../../src/edge/cache/types.js';
+import { entry as storedEntry } from './helpers.js';
 
-function entry(headers: CacheEntry['headers'], marker = false): CacheEntry {
-  return { key: 'k', domainId: 'd', host: 'h', path: '/', query: '', status: 200, headers, body: Buffer.from('x'), storedAt: 0, freshUntil: 0, swrUntil: 0, sieUntil: 0, vary: [], marker };
-}
+const entry = (headers: CacheEntry['headers'], marker = false): CacheEntry => storedEntry('k', 1, { headers, marker });
 
 describe('edge cache revalidation', () => {
   it('asks with the stored ETag and Last-Modified, and not at all without them or for a Vary marker', () => {
