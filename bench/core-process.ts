@@ -6,9 +6,11 @@ export type CoreProcess = { child: ChildProcess; base: string; stop: () => Promi
 /**
  * Starts `cdn core` as its own process on `databaseUrl` with extra env, resolving once it
  * listens (its later log lines are read and dropped, so its stdout never fills up).
+ * BENCH_CORE_NODE_ARGS are node options for it (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
  */
 export function startCoreProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<CoreProcess> {
-  const child = spawn(process.execPath, ['bin/cdn.js', 'core'], {
+  const nodeArgs = (process.env.BENCH_CORE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/cdn.js', 'core'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
