@@ -2,11 +2,16 @@
 // proxy_cache) in front of the same origin, driven by wrk (apt-get install wrk nginx-light) in one run.
 // The core (own process, fresh database) publishes 1,000 domains; the tested one carries 50 rules.
 // Prints req/s and p99 for a cache HIT and for a MISS (plain proxy) on both and their ratios, the
-// p99 a MISS adds over asking the origin directly, the RSS of each edge worker holding 10,000
-// cached objects, and the failed requests while 20 snapshots are activated under load.
+// latency a MISS adds over asking the origin directly (at saturation, and at a paced load below it),
+// the RSS of each edge worker holding 10,000 cached objects, and the failed requests while 20
+// snapshots are activated under load. The same run measures bare node:http (bench/bare-node.mjs:
+// a Map server and a keep-alive proxy, 2 workers each, none of the edge's work): the ceiling of a
+// Node edge on this machine, printed beside the edge.
 // Targets (issue #11): HIT >= 0.7x nginx, MISS >= 0.4x nginx, added MISS p99 < 2 ms, RSS < 300 MB
-// per worker, zero failed requests during swaps. BENCH_EDGE_SECONDS (default 10) sets each run's length;
-// BENCH_EDGE_ONLY=hit or miss runs only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+// per worker, zero failed requests during swaps. The edge runs with the telemetry batch size SPEC.md
+// gives production (500; development's 50 makes the core, on the same two CPUs, pay a transaction per
+// 50 events). BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit or miss runs
+// only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -14,6 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startCoreProcess } from './core-process.js';
+import { paced, saturate, type PacedResult, type WrkResult } from './edge-load.js';
 import { requireWrk } from './wrk.js';
 import { freePort } from '../test/support/cluster.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
@@ -27,9 +33,19 @@ const NGINX = '/usr/sbin/nginx';
 const BODY_BYTES = 2048;
 const CACHED_OBJECTS = 10000;
 const SWAPS = 20;
+/** The paced load: connections each pausing about this long between requests (~3,000 req/s in all, a third of what the edge serves at saturation). */
+const PACED_CONNECTIONS = 32;
+const PACED_PAUSE_MS = 10;
 
-type WrkResult = { rps: number; p99Ms: number; failed: number; requests: number };
 const children: ChildProcess[] = [];
+
+/** A bare node:http reference of bench/bare-node.mjs (`cache` or `proxy`), resolved once its workers listen. */
+async function startBareNode(mode: 'cache' | 'proxy', port: number, originPort: number): Promise<void> {
+  const script = new URL('./bare-node.mjs', import.meta.url).pathname;
+  const child = spawn(process.execPath, [script, mode, String(port), String(originPort)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push(child);
+  await new Promise((resolve) => child.once('message', resolve));
+}
 
 function exitWithout(what: string): never {
   console.error(`bench:edge needs ${what}`);
@@ -112,26 +128,6 @@ function get(port: number, pathname: string, agent?: http.Agent): Promise<{ stat
   });
 }
 
-/** Runs wrk; returns requests/s, p99 (ms) and the failed requests (non-2xx/3xx and socket errors). */
-function wrk(port: number, pathname: string, seconds = SECONDS, connections = CONNECTIONS): Promise<WrkResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `Host: ${HOST}`, `http://127.0.0.1:${port}${pathname}`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => {
-      const rps = /Requests\/sec:\s+([\d.]+)/.exec(output);
-      const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(output);
-      const requests = /(\d+) requests in/.exec(output);
-      if (code !== 0 || !rps || !p99 || !requests) return reject(new Error(`wrk failed (${code}):\n${output}`));
-      const unit = { us: 0.001, ms: 1, s: 1000 }[p99[2] as 'us' | 'ms' | 's'];
-      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
-      const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
-      const socketErrors = socket ? socket.slice(1).reduce((sum, value) => sum + Number(value), 0) : 0;
-      resolve({ rps: Number(rps[1]), p99Ms: Number(p99[1]) * unit, failed: non2xx + socketErrors, requests: Number(requests[1]) });
-    });
-  });
-}
-
 /** 1,000 active domains, each with proxied www and apex records and one http origin on `originPort`. */
 async function loadDomains(url: string, originPort: number): Promise<string> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
@@ -195,7 +191,10 @@ async function rssMb(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-const line = (label: string, result: WrkResult) => `${label.padEnd(34)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p99 ${result.p99Ms.toFixed(2).padStart(6)} ms   failed ${result.failed}`;
+const line = (label: string, result: WrkResult) => `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p99 ${result.p99Ms.toFixed(2).padStart(6)} ms   failed ${result.failed}`;
+const pacedLine = (label: string, result: PacedResult, direct: PacedResult) =>
+  `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2)} ms   p99 ${result.p99Ms.toFixed(2).padStart(5)} ms (adds ${(result.p99Ms - direct.p99Ms).toFixed(2)})   failed ${result.failed}`;
+const ratio = (of: WrkResult, to: WrkResult) => `${(of.rps / to.rps).toFixed(2)}x`;
 
 requireWrk();
 if (spawnSync(NGINX, ['-v']).error) exitWithout('nginx: apt-get install nginx-light');
@@ -208,9 +207,13 @@ const cleanup = async () => {
 };
 process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
 try {
-  const [originPort, nginxPort, edgePort] = [await freePort(), await freePort(), await freePort()];
+  const [originPort, nginxPort, edgePort, bareCachePort, bareProxyPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const origin = startOrigin(originPort);
   await new Promise((resolve) => origin.once('message', resolve));
+  await startBareNode('cache', bareCachePort, originPort);
+  await startBareNode('proxy', bareProxyPort, originPort);
+  const wrk = (port: number, pathname: string, seconds = SECONDS) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, seconds, CONNECTIONS);
+  const pacedMiss = (port: number) => paced(`http://127.0.0.1:${port}/miss/1`, HOST, SECONDS, PACED_CONNECTIONS, PACED_PAUSE_MS);
   const maxBytes = String(64 * 1024 * 1024);
   const core = await startCoreProcess(url, { CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN, CDN_PUBLISH_ENABLED: 'false', CDN_EDGE_CONFIG_MAX_BYTES: maxBytes });
   children.push(core.child);
@@ -222,7 +225,7 @@ try {
   children.push(nginx);
   const nodeArgs = (process.env.BENCH_EDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const edge = spawn(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], {
-    env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgePort), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_LOG_LEVEL: 'warn' },
+    env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgePort), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_EDGE_TELEMETRY_BATCH_SIZE: '500', CDN_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(edge);
@@ -234,21 +237,31 @@ try {
   if (only !== 'miss') {
     for (const port of [nginxPort, edgePort]) for (let n = 0; n < 4; n++) await get(port, '/hit/1');
     const nginxHit = await wrk(nginxPort, '/hit/1');
+    const bareHit = await wrk(bareCachePort, '/hit/1');
     const edgeHit = await wrk(edgePort, '/hit/1');
     console.log(line('nginx proxy_cache HIT', nginxHit));
+    console.log(line('bare node:http Map server (ceiling)', bareHit));
     console.log(line('edge HIT', edgeHit));
-    console.log(`HIT ratio edge/nginx: ${(edgeHit.rps / nginxHit.rps).toFixed(2)}x (target >= 0.7)`);
+    console.log(`HIT ratio edge/nginx: ${ratio(edgeHit, nginxHit)} (target >= 0.7); bare node:http/nginx ${ratio(bareHit, nginxHit)}; edge/bare node:http ${ratio(edgeHit, bareHit)}`);
   }
   if (only !== 'hit') await missRssAndSwaps();
   async function missRssAndSwaps(): Promise<void> {
     const direct = await wrk(originPort, '/miss/1');
     const nginxMiss = await wrk(nginxPort, '/miss/1');
+    const bareMiss = await wrk(bareProxyPort, '/miss/1');
     const edgeMiss = await wrk(edgePort, '/miss/1');
     console.log(line('origin directly', direct));
     console.log(line('nginx plain proxy (MISS)', nginxMiss));
+    console.log(line('bare node:http proxy (ceiling)', bareMiss));
     console.log(line('edge MISS', edgeMiss));
-    console.log(`MISS ratio edge/nginx: ${(edgeMiss.rps / nginxMiss.rps).toFixed(2)}x (target >= 0.4)`);
-    console.log(`MISS p99 added over the origin: ${(edgeMiss.p99Ms - direct.p99Ms).toFixed(2)} ms (target < 2 ms; nginx adds ${(nginxMiss.p99Ms - direct.p99Ms).toFixed(2)} ms)`);
+    console.log(`MISS ratio edge/nginx: ${ratio(edgeMiss, nginxMiss)} (target >= 0.4); bare node:http/nginx ${ratio(bareMiss, nginxMiss)}; edge/bare node:http ${ratio(edgeMiss, bareMiss)}`);
+    console.log(`MISS p99 added over the origin at saturation: edge ${(edgeMiss.p99Ms - direct.p99Ms).toFixed(2)} ms (target < 2 ms); nginx ${(nginxMiss.p99Ms - direct.p99Ms).toFixed(2)} ms; bare node:http ${(bareMiss.p99Ms - direct.p99Ms).toFixed(2)} ms`);
+    const pacedDirect = await pacedMiss(originPort);
+    console.log(`MISS at a paced load (${PACED_CONNECTIONS} connections, ${PACED_PAUSE_MS} ms pauses):`);
+    console.log(pacedLine('  origin directly', pacedDirect, pacedDirect));
+    console.log(pacedLine('  nginx plain proxy', await pacedMiss(nginxPort), pacedDirect));
+    console.log(pacedLine('  bare node:http proxy', await pacedMiss(bareProxyPort), pacedDirect));
+    console.log(pacedLine('  edge', await pacedMiss(edgePort), pacedDirect));
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
     let next = 1;

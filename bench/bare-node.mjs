@@ -1,0 +1,58 @@
+// The ceilings of `npm run bench:edge`: what node:http itself does on this machine,
+// with none of the edge's work, measured in the same run as the edge and nginx.
+//   node bench/bare-node.mjs proxy <port> <originPort>  a keep-alive proxy (DESIGN.md's "raw node:http proxy")
+//   node bench/bare-node.mjs cache <port> <originPort>  answers every request from a Map holding the
+//                                                       origin's /hit/1 (DESIGN.md's "raw node:http server answering from a Map")
+// Two workers (cluster), as the edge runs in the bench. Plain JavaScript, run by node without tsx.
+import cluster from 'node:cluster';
+import http from 'node:http';
+
+const [mode, port, originPort] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const WORKERS = 2;
+
+function proxy() {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  return (req, res) => {
+    const upstream = http.request({ host: '127.0.0.1', port: originPort, path: req.url, method: req.method, headers: req.headers, agent }, (response) => {
+      res.writeHead(response.statusCode ?? 502, response.headers);
+      response.pipe(res);
+    });
+    upstream.on('error', () => {
+      res.statusCode = 502;
+      res.end();
+    });
+    req.pipe(upstream);
+  };
+}
+
+async function cache() {
+  const response = await fetch(`http://127.0.0.1:${originPort}/hit/1`);
+  const body = Buffer.from(await response.arrayBuffer());
+  const stored = new Map([['/hit/1', { body, storedAt: Date.now(), type: response.headers.get('content-type'), cacheControl: response.headers.get('cache-control') }]]);
+  return (req, res) => {
+    const entry = stored.get(req.url);
+    if (!entry) {
+      res.writeHead(404, { 'content-length': 0 }).end();
+      return;
+    }
+    const age = String(Math.floor((Date.now() - entry.storedAt) / 1000));
+    res.writeHead(200, { 'content-type': entry.type, 'content-length': entry.body.length, 'cache-control': entry.cacheControl, age, 'x-cache': 'HIT' });
+    res.end(entry.body);
+  };
+}
+
+if (cluster.isPrimary) {
+  let listening = 0;
+  for (let i = 0; i < WORKERS; i++) {
+    cluster.fork().on('listening', () => {
+      if (++listening === WORKERS) process.send?.('listening');
+    });
+  }
+  process.on('SIGTERM', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
+    process.exit(0);
+  });
+} else {
+  const handler = mode === 'proxy' ? proxy() : await cache();
+  http.createServer(handler).listen(port, '127.0.0.1');
+}
