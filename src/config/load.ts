@@ -74,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   checkBootstrapAdmin(config as Config);
   checkClientIpHashKey(config as Config);
   checkTrustedProxies(config as Config);
+  checkPowerDns(config as Config);
   return Object.freeze(config) as Config;
 }
 
@@ -92,6 +93,19 @@ function checkTrustedProxies(config: Config): void {
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
+}
+
+function checkPowerDns(config: Config): void {
+  if (!config.powerdnsApiUrl) return;
+  let url: URL;
+  try {
+    url = new URL(config.powerdnsApiUrl);
+  } catch {
+    throw new ConfigError(`CDN_POWERDNS_API_URL=${JSON.stringify(config.powerdnsApiUrl)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('CDN_POWERDNS_API_URL must be an http or https URL');
+  if (!config.powerdnsApiKey) throw new ConfigError('CDN_POWERDNS_API_KEY must be set when CDN_POWERDNS_API_URL is');
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(config.powerdnsServerId)) throw new ConfigError('CDN_POWERDNS_SERVER_ID must be letters, digits, dots, dashes or underscores');
 }
 
 const MIN_HASH_KEY = 32;

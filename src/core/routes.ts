@@ -30,7 +30,7 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...originRoutes(deps),
     ...ruleRoutes(deps),
     ...routingRoutes(),
-    ...settingsRoutes(),
+    ...settingsRoutes(deps),
     ...cacheRoutes(deps),
     ...sslRoutes(deps),
     ...analyticsRoutes(),

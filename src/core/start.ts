@@ -9,6 +9,9 @@ import { loadApiSchemas } from '../http/validation.js';
 import { ensureBootstrapAdmin } from '../features/admin/service.js';
 import { ensureBootstrapEdgeToken } from '../features/edges/tokens.js';
 import { startPublisher } from '../publish/publisher.js';
+import { DnsSync } from '../publish/dns/dns-sync.js';
+import { startDnsSync, type DnsSyncLoop } from '../publish/dns/dns-sync-loop.js';
+import { powerDnsClient } from '../publish/dns/powerdns-connection.js';
 import { ActiveVersion } from '../publish/active-version.js';
 import { snapshotDefaults } from '../features/snapshots/routes.js';
 import { startHousekeeping } from './housekeeping.js';
@@ -59,6 +62,15 @@ function startGitops(config: Config, url: string, logger: Logger): GitopsControl
   return controller;
 }
 
+// With CDN_POWERDNS_API_URL the core publishes every domain's zone to PowerDNS (docs/dns-publishing.md).
+function startDns(config: Config, connection: Connection, logger: Logger): DnsSyncLoop | undefined {
+  const client = powerDnsClient(config);
+  if (!client) return undefined;
+  const sync = new DnsSync({ db: connection.prisma, pool: connection.pool, config, client, logger });
+  logger.info({ url: config.powerdnsApiUrl, server: config.powerdnsServerId }, 'dns publishing to PowerDNS started');
+  return startDnsSync(connection.prisma, sync, logger, { tickMs: 250, quietMs: 300, maxWaitMs: 3000, fullEveryMs: config.syncIntervalSeconds * 1000 });
+}
+
 /** Connects (and migrates when CDN_AUTO_MIGRATE), bootstraps, and serves the API on CDN_BIND:CDN_CORE_PORT. */
 export async function startCore(config: Config, logger: Logger): Promise<RunningCore> {
   const connection = await connect(config, logger, { migrate: config.autoMigrate });
@@ -66,8 +78,9 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
   try {
     await bootstrap(config, connection, logger);
     const gitops: { controller?: GitopsController } = {};
+    const dns: { loop?: DnsSyncLoop } = {};
     await activeVersion.start();
-    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, activeVersion, gitops };
+    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, activeVersion, gitops, dns };
     const routes = coreRoutes(deps);
     const httpServer = createServer(withDirectLane(createApp(deps, routes), deps, routes));
     httpServer.keepAliveTimeout = 65000;
@@ -76,6 +89,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
     gitops.controller = startGitops(config, url, logger);
     const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' })) : async () => {};
+    dns.loop = startDns(config, connection, logger.child({ component: 'dns-sync' }));
     const stopHousekeeping = startHousekeeping(connection, config, logger.child({ component: 'housekeeping' }));
     const stopRetention = startRetention(connection.prisma, connection.pool, config, logger.child({ component: 'retention' }));
     let stopping: Promise<void> | undefined;
@@ -84,6 +98,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
         await stopHousekeeping();
         await stopRetention();
         await stopPublisher();
+        await dns.loop?.stop();
         await gitops.controller?.stop();
         await closeGracefully(httpServer);
         await activeVersion.stop();

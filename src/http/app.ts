@@ -1,3 +1,4 @@
+import type { DnsSyncLoop } from '../publish/dns/dns-sync-loop.js';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
@@ -30,7 +31,7 @@ declare module 'express-serve-static-core' {
 
 /** Something the webhook can wake up: the in-core GitOps controller, when one runs. */
 export type Triggerable = { trigger: (reason: 'webhook') => void };
-export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; gitops?: { controller?: Triggerable } };
+export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; gitops?: { controller?: Triggerable }; dns?: { loop?: DnsSyncLoop } };
 
 /** The raw body of a request that has none. */
 export const EMPTY_BODY = Buffer.alloc(0);

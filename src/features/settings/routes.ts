@@ -1,9 +1,11 @@
+import type { AppDeps } from '../../http/app.js';
 import type { Route } from '../../http/route.js';
+import { testPowerDns } from '../../publish/dns/powerdns-connection.js';
 import { putAnycast, anycastAddresses } from './anycast.js';
 import { allSettings, assertNoProblems, documentProblems, groupValues, updateGroup } from './store.js';
 
-/** Settings groups, validation and the platform anycast addresses. */
-export function settingsRoutes(): Route[] {
+/** Settings groups, validation, the PowerDNS connection test and the platform anycast addresses. */
+export function settingsRoutes(deps: AppDeps): Route[] {
   return [
     { method: 'get', path: '/api/v1/settings', auth: 'api', handler: async ({ db }) => ({ data: await allSettings(db) }) },
     {
@@ -16,6 +18,7 @@ export function settingsRoutes(): Route[] {
         return { data: { valid: true } };
       },
     },
+    { method: 'post', path: '/api/v1/settings/test/powerdns', auth: 'api', handler: async () => ({ data: await testPowerDns(deps.config) }) },
     { method: 'get', path: '/api/v1/settings/:group', auth: 'api', handler: async ({ db, params }) => ({ data: await groupValues(db, params.group) }) },
     {
       method: 'patch',

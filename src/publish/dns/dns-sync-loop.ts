@@ -1,0 +1,86 @@
+// When the DNS reconciler runs: soon after a change (the dirty counter the
+// snapshot publisher also reads, debounced the same way) for the zones whose
+// desired state moved, and every CDN_SYNC_INTERVAL_SECONDS for every zone, which
+// repairs drift made in PowerDNS and follows edges joining or leaving the pool.
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.js';
+import type { DnsSync, SyncRun } from './dns-sync.js';
+
+export type DnsSyncStatus = {
+  enabled: true;
+  last_run_at: number | null;
+  last_full_run_at: number | null;
+  last_error: string | null;
+  last_zones_written: number;
+  last_zones_failed: number;
+};
+
+export type DnsSyncLoop = { status(): DnsSyncStatus; stop(): Promise<void> };
+
+export type DnsSyncTiming = { tickMs: number; quietMs: number; maxWaitMs: number; fullEveryMs: number };
+
+const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
+
+/** Starts the loop; `stop` waits for a run under way. */
+export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsSyncTiming): DnsSyncLoop {
+  let seenSeq: bigint | undefined;
+  let lastRunAt: Date | null = null;
+  let lastFullRunAt: Date | null = null;
+  let lastFullTry = 0;
+  let lastError: string | null = null;
+  let written = 0;
+  let failed = 0;
+  let running: Promise<void> | undefined;
+
+  const record = (run: SyncRun | undefined, at: Date) => {
+    if (!run) return;
+    lastRunAt = at;
+    if (run.full) lastFullRunAt = at;
+    written = run.zones.filter((zone) => !zone.error && zone.action !== 'none').length;
+    failed = run.zones.filter((zone) => zone.error).length;
+    lastError = run.aborted ?? run.zones.find((zone) => zone.error)?.error ?? null;
+    if (written || failed) logger.info({ full: run.full, written, failed, aborted: run.aborted }, 'dns sync run');
+  };
+
+  // A burst of writes settles (quietMs) before the run, but never waits more than maxWaitMs after its first change.
+  const changedAndSettled = async (): Promise<bigint | undefined> => {
+    const state = await db.publishState.findUnique({ where: { id: 1 } });
+    if (!state || state.change_seq === seenSeq) return undefined;
+    const now = Date.now();
+    const quiet = now - state.updated_at.getTime() >= timing.quietMs;
+    const waitedEnough = !state.dirty_since || now - state.dirty_since.getTime() >= timing.maxWaitMs;
+    return quiet || waitedEnough || seenSeq === undefined ? state.change_seq : undefined;
+  };
+
+  const tick = async () => {
+    const full = Date.now() - lastFullTry >= timing.fullEveryMs;
+    const seq = full ? undefined : await changedAndSettled();
+    if (!full && seq === undefined) return;
+    if (full) lastFullTry = Date.now();
+    const before = seq ?? (await db.publishState.findUnique({ where: { id: 1 } }))?.change_seq;
+    const at = new Date();
+    record(await sync.run({ full }), at);
+    // Changes made during the run move change_seq again: the next tick runs once more for them.
+    if (before !== undefined) seenSeq = before;
+  };
+
+  const timer = setInterval(() => {
+    running ??= tick()
+      .catch((error: Error) => {
+        lastError = error.message;
+        logger.warn({ err: error.message }, 'dns sync tick failed');
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  }, timing.tickMs);
+  timer.unref();
+
+  return {
+    status: () => ({ enabled: true, last_run_at: seconds(lastRunAt), last_full_run_at: seconds(lastFullRunAt), last_error: lastError, last_zones_written: written, last_zones_failed: failed }),
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

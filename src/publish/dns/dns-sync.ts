@@ -1,0 +1,169 @@
+// The level-triggered DNS reconciler: compares each domain's desired zone with
+// what PowerDNS holds and sends only the difference, one PATCH per zone (deletes
+// before replaces); creates missing zones and deletes the zones of domains that
+// are gone. One run at a time across core replicas (advisory lock). Every zone
+// write attempt is a dns_sync_events row; dns_zone_states keeps each zone's
+// digests and last error. Behaviour: docs/dns-publishing.md.
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/load.js';
+import type { Db } from '../../db/client.js';
+import { LOCK_KEYS, withAdvisoryLockIfFree } from '../../db/advisory-lock.js';
+import { desiredZone, zoneDigest, type DesiredZone } from './desired-zone.js';
+import { PowerDnsError, type PowerDnsClient, type PowerDnsRrset } from './powerdns-client.js';
+import { absolute } from './record-presentation.js';
+import { zoneChanges } from './zone-diff.js';
+import { loadZoneSources, type DomainZone } from './zone-sources.js';
+
+/** The PowerDNS account of the zones this control plane owns: only those are ever changed or deleted. */
+export const ZONE_ACCOUNT = 'cdn-control-plane';
+const MAX_ERROR = 1000;
+
+export type ZoneAction = 'create' | 'patch' | 'delete' | 'none';
+export type ZoneSyncResult = { zone: string; domainId: string | null; action: ZoneAction; changes: number; error?: string; notes: string[]; retryable?: boolean };
+export type SyncRun = { full: boolean; zones: ZoneSyncResult[]; aborted?: string };
+
+type Attempt = { action: ZoneAction; changes: number };
+
+function asRrsets(desired: DesiredZone): PowerDnsRrset[] {
+  return desired.rrsets.map((rrset) => ({
+    name: rrset.name,
+    type: rrset.type,
+    ttl: rrset.ttl,
+    // A new zone starts at serial 1; SOA-EDIT-API moves it on with every change.
+    records: rrset.contents.map((content) => ({ content: rrset.type === 'SOA' ? content.replace(/^(\S+ \S+) 0 /, '$1 1 ') : content, disabled: false })),
+  }));
+}
+
+function errorText(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR);
+}
+
+export class DnsSync {
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly deps: { db: Db; pool: pg.Pool; config: Config; client: PowerDnsClient; logger: Logger; now?: () => Date },
+  ) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /**
+   * One reconcile of every zone. `full` asks PowerDNS for every zone and repairs
+   * drift; otherwise only zones whose desired digest moved since they were last
+   * published are written. Undefined when another core is running one.
+   */
+  async run(options: { full: boolean }): Promise<SyncRun | undefined> {
+    const locked = await withAdvisoryLockIfFree(this.deps.pool, LOCK_KEYS.dnsSync, () => this.runLocked(options.full));
+    return locked?.value;
+  }
+
+  private async runLocked(full: boolean): Promise<SyncRun> {
+    const { db, config, client } = this.deps;
+    const sources = await loadZoneSources(db, config, this.now());
+    const states = new Map((await db.dnsZoneState.findMany()).map((state) => [state.domain_id, state]));
+    // Unlisted (PowerDNS down): every zone is then asked for, and the first failure ends the run.
+    const listed = await client.zones().catch(() => undefined);
+    const held = new Map((listed ?? []).map((zone) => [zone.name.toLowerCase(), zone]));
+    const run: SyncRun = { full, zones: [] };
+    for (const source of sources) {
+      if (source.conflict) {
+        await this.recordConflict(source);
+        continue;
+      }
+      const desired = desiredZone(source);
+      const digest = zoneDigest(desired);
+      const state = states.get(source.domainId);
+      // Unlisted, a zone published before is taken to be there still: only the zones that changed are tried.
+      const present = listed ? held.get(absolute(source.zone))?.account === ZONE_ACCOUNT : true;
+      if (!full && present && state?.zone_name === source.zone && state.published_hash === digest && !state.last_error) continue;
+      const result = await this.syncZone(source, desired, digest);
+      run.zones.push(result);
+      // PowerDNS unreachable or failing (after the client's retries): the other zones would fail the same way.
+      if (result.retryable) {
+        run.aborted = result.error;
+        return run;
+      }
+    }
+    if (listed) run.zones.push(...(await this.deleteOrphans(sources, held)));
+    return run;
+  }
+
+  /** Brings one zone to `desired`: create it, or PATCH the difference; records the attempt. */
+  private async syncZone(source: DomainZone, desired: DesiredZone, digest: string): Promise<ZoneSyncResult> {
+    const started = Date.now();
+    let attempt: Attempt = { action: 'none', changes: 0 };
+    try {
+      attempt = await this.write(source.zone, desired);
+      await this.recordSuccess(source, digest, attempt, Date.now() - started);
+      return { zone: source.zone, domainId: source.domainId, ...attempt, notes: desired.notes };
+    } catch (error) {
+      const failed = attempt.action === 'none' ? 'patch' : attempt.action;
+      await this.recordFailure(source, digest, failed, error, Date.now() - started);
+      this.deps.logger.warn({ zone: source.zone, err: errorText(error) }, 'zone sync failed');
+      return { zone: source.zone, domainId: source.domainId, action: failed, changes: 0, error: errorText(error), notes: desired.notes, retryable: error instanceof PowerDnsError && error.retryable };
+    }
+  }
+
+  private async write(zone: string, desired: DesiredZone): Promise<Attempt> {
+    const { client } = this.deps;
+    const actual = await client.zone(zone);
+    if (!actual) {
+      await client.createZone({ name: absolute(zone), account: ZONE_ACCOUNT, rrsets: asRrsets(desired) });
+      return { action: 'create', changes: desired.rrsets.length };
+    }
+    if (actual.account !== ZONE_ACCOUNT) throw new Error(`PowerDNS already has zone ${zone} under account ${JSON.stringify(actual.account)}: it is not this control plane's, so it is left alone`);
+    const changes = zoneChanges(desired.rrsets, actual.rrsets);
+    if (changes.length) await client.patchZone(zone, changes);
+    return { action: changes.length ? 'patch' : 'none', changes: changes.length };
+  }
+
+  // Zones this control plane created whose domain is gone (deleted, or its zone renamed).
+  private async deleteOrphans(sources: DomainZone[], held: Map<string, { name: string; account: string }>): Promise<ZoneSyncResult[]> {
+    const wanted = new Set(sources.filter((source) => !source.conflict).map((source) => absolute(source.zone)));
+    const results: ZoneSyncResult[] = [];
+    for (const [name, zone] of held) {
+      if (zone.account !== ZONE_ACCOUNT || wanted.has(name)) continue;
+      const started = Date.now();
+      const zoneName = name.replace(/\.$/, '');
+      try {
+        await this.deps.client.deleteZone(zoneName);
+        await this.event({ domain_id: null, zone_name: zoneName, action: 'delete', success: true, duration_ms: Date.now() - started, changes: 1 });
+        results.push({ zone: zoneName, domainId: null, action: 'delete', changes: 1, notes: [] });
+      } catch (error) {
+        await this.event({ domain_id: null, zone_name: zoneName, action: 'delete', success: false, ...this.failure(error), duration_ms: Date.now() - started, changes: 0 });
+        results.push({ zone: zoneName, domainId: null, action: 'delete', changes: 0, error: errorText(error), notes: [] });
+      }
+    }
+    return results;
+  }
+
+  private failure(error: unknown): { status_code: number | null; error: string; attempt: number } {
+    return error instanceof PowerDnsError ? { status_code: error.status, error: errorText(error), attempt: error.attempts } : { status_code: null, error: errorText(error), attempt: 1 };
+  }
+
+  private async recordSuccess(source: DomainZone, digest: string, attempt: Attempt, durationMs: number): Promise<void> {
+    const now = this.now();
+    if (attempt.action !== 'none') await this.event({ domain_id: source.domainId, zone_name: source.zone, action: attempt.action, success: true, duration_ms: durationMs, changes: attempt.changes });
+    const state = { zone_name: source.zone, desired_hash: digest, published_hash: digest, last_synced_at: now, last_attempt_at: now, last_error: null, attempts: 0 };
+    await this.deps.db.dnsZoneState.upsert({ where: { domain_id: source.domainId }, create: { domain_id: source.domainId, ...state }, update: state });
+  }
+
+  private async recordFailure(source: DomainZone, digest: string, action: ZoneAction, error: unknown, durationMs: number): Promise<void> {
+    const now = this.now();
+    await this.event({ domain_id: source.domainId, zone_name: source.zone, action, success: false, ...this.failure(error), duration_ms: durationMs, changes: 0 });
+    const state = { zone_name: source.zone, desired_hash: digest, last_attempt_at: now, last_error: errorText(error) };
+    await this.deps.db.dnsZoneState.upsert({ where: { domain_id: source.domainId }, create: { domain_id: source.domainId, ...state, attempts: 1 }, update: { ...state, attempts: { increment: 1 } } });
+  }
+
+  // Two domains naming one zone: the older one publishes it, the other is reported and left out.
+  private async recordConflict(source: DomainZone): Promise<void> {
+    const state = { zone_name: source.zone, last_attempt_at: this.now(), last_error: `zone ${source.zone} is already published for domain ${source.conflict}` };
+    await this.deps.db.dnsZoneState.upsert({ where: { domain_id: source.domainId }, create: { domain_id: source.domainId, ...state }, update: state });
+  }
+
+  private async event(row: { domain_id: string | null; zone_name: string; action: ZoneAction; success: boolean; duration_ms: number; changes: number; status_code?: number | null; error?: string; attempt?: number }): Promise<void> {
+    await this.deps.db.dnsSyncEvent.create({ data: row });
+  }
+}
+

@@ -1,0 +1,235 @@
+import { expect } from 'chai';
+import { TestCore, type Json } from '../support/core.js';
+import { eventually } from '../support/eventually.js';
+import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
+
+// The whole publishing path against a real pdns_server: the core's DNS sync loop
+// (CDN_POWERDNS_API_URL set, a 1 s sync interval) and answers read with real DNS queries.
+describe('DNS publishing to PowerDNS', function () {
+  this.timeout(60000);
+  let pdns: PowerDnsServer;
+  let core: TestCore;
+
+  before(async function () {
+    const missing = powerDnsMissing();
+    if (missing) throw new Error(missing);
+    pdns = await PowerDnsServer.start();
+    core = await TestCore.start({ ...pdns.env, CDN_SYNC_INTERVAL_SECONDS: '1', CDN_DEFAULT_NAMESERVERS: 'ns1.platform.test,ns2.platform.test', CDN_POWERDNS_MAX_ATTEMPTS: '2' });
+  });
+
+  after(async () => {
+    await core?.stop();
+    await pdns?.stop();
+  });
+
+  const answers = async <T>(lookup: () => Promise<T>): Promise<T | 'none'> => {
+    try {
+      return await lookup();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      // REFUSED: the server has no zone for the name (yet, or no longer).
+      if (code === 'ENODATA' || code === 'ENOTFOUND' || code === 'EREFUSED') return 'none';
+      throw error;
+    }
+  };
+  const a = (name: string) => answers(() => pdns.resolver().resolve4(name));
+  // Polls `lookup` until it gives `expected`; a lookup that throws (the zone is not there yet) is polled again.
+  const until = async <T>(what: string, lookup: () => Promise<T>, expected: unknown) =>
+    eventually(what, async () => {
+      const value = await lookup().catch(() => undefined);
+      return JSON.stringify(value) === JSON.stringify(expected) ? true : undefined;
+    });
+  const sorted = async (lookup: Promise<string[] | 'none'>) => {
+    const value = await lookup;
+    return value === 'none' ? value : [...value].sort();
+  };
+
+  // The resolver hands TXT bytes over as latin1 strings, one per character-string.
+  const utf8 = (chunks: string[]) => Buffer.from(chunks.join(''), 'latin1').toString('utf8');
+
+  async function activeDomain(apex: string): Promise<Json> {
+    const domain = await core.createDomain(apex);
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
+    return domain;
+  }
+
+  it('creates the zone when the domain is saved, with SOA and the platform NS only until it is active', async () => {
+    const domain = await core.createDomain('saved.test');
+    await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.10' }, 201);
+    const soa = await eventually('the SOA of saved.test', async () => {
+      const answer = await answers(() => pdns.resolver().resolveSoa('saved.test'));
+      return answer === 'none' ? undefined : answer;
+    });
+    expect(soa).to.include({ nsname: 'ns1.platform.test', hostmaster: 'hostmaster.saved.test', refresh: 7200, retry: 3600, expire: 1209600, minttl: 60 });
+    expect((await pdns.resolver().resolveNs('saved.test')).sort()).to.deep.equal(['ns1.platform.test', 'ns2.platform.test']);
+    expect(await a('www.saved.test')).to.equal('none');
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
+    await until('www.saved.test to be answered', () => a('www.saved.test'), ['192.0.2.10']);
+  });
+
+  it('publishes every record type as written, and a second sync changes nothing', async () => {
+    const domain = await activeDomain('types.test');
+    const records = [
+      { type: 'A', name: '@', content: '192.0.2.1' },
+      { type: 'AAAA', name: 'v6', content: '2001:DB8:0:0::1' },
+      { type: 'CNAME', name: 'alias', content: 'target.example.net' },
+      { type: 'MX', name: '@', content: '10 mail.types.test' },
+      { type: 'TXT', name: '@', content: 'v=spf1 -all "quoted" \\ back' },
+      { type: 'TXT', name: 'long', content: `${'x'.repeat(300)}é` },
+      { type: 'SRV', name: '_sip._tcp', content: '10 5 5060 sip.types.test' },
+      { type: 'CAA', name: '@', content: '0 issue "letsencrypt.org"' },
+      { type: 'NS', name: 'sub', content: 'ns.elsewhere.example' },
+      { type: 'A', name: '*.wild', content: '192.0.2.7', ttl: 120 },
+    ];
+    for (const record of records) await core.post(`/api/v1/domains/${domain.id}/dns/records`, record, 201);
+    const resolver = pdns.resolver();
+    await until('the apex A', () => a('types.test'), ['192.0.2.1']);
+    await until('every record', async () => [
+      await resolver.resolve6('v6.types.test'),
+      await resolver.resolveCname('alias.types.test'),
+      await resolver.resolveMx('types.test'),
+      (await resolver.resolveTxt('types.test')).map(utf8),
+      (await resolver.resolveTxt('long.types.test')).map(utf8),
+      await resolver.resolveSrv('_sip._tcp.types.test'),
+      await resolver.resolve4('anything.wild.types.test'),
+    ], [
+      ['2001:db8::1'],
+      ['target.example.net'],
+      [{ exchange: 'mail.types.test', priority: 10 }],
+      ['v=spf1 -all "quoted" \\ back'],
+      [`${'x'.repeat(300)}é`],
+      [{ name: 'sip.types.test', port: 5060, priority: 10, weight: 5 }],
+      ['192.0.2.7'],
+    ]);
+    expect(await resolver.resolveCaa('types.test')).to.deep.equal([{ critical: 0, issue: 'letsencrypt.org' }]);
+    const zone = await pdns.api('GET', '/zones/types.test.');
+    expect(zone.json.rrsets.find((rrset: Json) => rrset.name === 'sub.types.test.' && rrset.type === 'NS').records).to.deep.equal([{ content: 'ns.elsewhere.example.', disabled: false }]);
+    // Full syncs every second compare the zone with what PowerDNS gives back: nothing may look different.
+    const writes = () => core.db.dnsSyncEvent.count({ where: { zone_name: 'types.test' } });
+    const before = await writes();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await writes()).to.equal(before);
+    const state = await core.db.dnsZoneState.findUnique({ where: { domain_id: domain.id } });
+    expect(state).to.include({ last_error: null });
+    expect(state!.published_hash).to.equal(state!.desired_hash);
+  });
+
+  it('answers proxied names with the anycast addresses, and follows their change', async () => {
+    const domain = await activeDomain('proxied.test');
+    await core.put('/api/v1/admin/edge-network/anycast', { anycast_ipv4: '203.0.113.5', anycast_ipv6: '2001:db8::5' });
+    await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'CNAME', name: '@', content: 'origin.example.net', proxied: true }, 201);
+    await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '198.51.100.20', proxied: true }, 201);
+    await until('the flattened apex', () => a('proxied.test'), ['203.0.113.5']);
+    await until('the proxied www', () => a('www.proxied.test'), ['203.0.113.5']);
+    expect(await pdns.resolver().resolve6('www.proxied.test')).to.deep.equal(['2001:db8::5']);
+    await core.put('/api/v1/admin/edge-network/anycast', { anycast_ipv4: '203.0.113.6, 203.0.113.7', anycast_ipv6: null });
+    await until('the new anycast addresses', () => sorted(a('www.proxied.test')), ['203.0.113.6', '203.0.113.7']);
+    await core.put('/api/v1/admin/edge-network/anycast', { anycast_ipv4: null });
+  });
+
+  it('answers proxied names in geo mode with the edges of the pool, and an edge that stops heartbeating leaves', async () => {
+    const domain = await activeDomain('pool.test');
+    const now = new Date();
+    await core.db.edgeNode.create({ data: { edge_id: 'edge-a', public_ip: '198.51.100.1', health_status: 'healthy', last_heartbeat_at: now } });
+    await core.db.edgeNode.create({ data: { edge_id: 'edge-b', public_ip: '198.51.100.2', health_status: 'healthy', last_heartbeat_at: now } });
+    await core.db.edgeNode.create({ data: { edge_id: 'edge-old', public_ip: '198.51.100.3', health_status: 'healthy', last_heartbeat_at: new Date(now.getTime() - 3600_000) } });
+    await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.99', proxied: true }, 201);
+    await until('the pool', () => sorted(a('www.pool.test')), ['198.51.100.1', '198.51.100.2']);
+    // No write marks the config dirty: edge-b just goes quiet, and the periodic sync notices.
+    await core.db.edgeNode.update({ where: { edge_id: 'edge-b' }, data: { last_heartbeat_at: new Date(now.getTime() - 3600_000) } });
+    await until('edge-b to leave the answers', () => a('www.pool.test'), ['198.51.100.1']);
+  });
+
+  it('repairs a record changed, added or switched off in PowerDNS behind its back', async () => {
+    const domain = await activeDomain('drift.test');
+    await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.50' }, 201);
+    await until('www.drift.test', () => a('www.drift.test'), ['192.0.2.50']);
+    const patch = await pdns.api('PATCH', '/zones/drift.test.', {
+      rrsets: [
+        { name: 'www.drift.test.', type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.66', disabled: false }] },
+        { name: 'rogue.drift.test.', type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.67', disabled: false }] },
+      ],
+    });
+    expect(patch.status).to.equal(204);
+    await until('the repair of www', () => a('www.drift.test'), ['192.0.2.50']);
+    await until('the removal of rogue', () => a('rogue.drift.test'), 'none');
+    const off = await pdns.api('PATCH', '/zones/drift.test.', { rrsets: [{ name: 'www.drift.test.', type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.50', disabled: true }] }] });
+    expect(off.status).to.equal(204);
+    await until('www switched back on', () => a('www.drift.test'), ['192.0.2.50']);
+    const events = await core.db.dnsSyncEvent.findMany({ where: { zone_name: 'drift.test', action: 'patch', success: true } });
+    expect(events.length).to.be.greaterThan(0);
+  });
+
+  it('withdraws the records of a domain that is no longer active and republishes them when it is again', async () => {
+    const domain = await activeDomain('lifecycle.test');
+    await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.80' }, 201);
+    await until('www.lifecycle.test', () => a('www.lifecycle.test'), ['192.0.2.80']);
+    await core.patch(`/api/v1/domains/${domain.id}`, { status: 'disabled' });
+    await until('the records to be withdrawn', () => a('www.lifecycle.test'), 'none');
+    expect((await pdns.resolver().resolveNs('lifecycle.test')).sort()).to.deep.equal(['ns1.platform.test', 'ns2.platform.test']);
+    expect((await core.get(`/api/v1/domains/${domain.id}/dns/records`)).data).to.have.length(1);
+    await core.patch(`/api/v1/domains/${domain.id}`, { status: 'pending_nameserver' });
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
+    await until('the records to be republished', () => a('www.lifecycle.test'), ['192.0.2.80']);
+  });
+
+  it('deletes the zone of a deleted domain, and leaves alone a zone it does not own', async () => {
+    const foreign = await pdns.api('POST', '/zones', { name: 'foreign.test.', kind: 'Native', nameservers: ['ns.foreign.test.'] });
+    expect(foreign.status).to.equal(201);
+    const domain = await activeDomain('gone.test');
+    await eventually('the zone of gone.test', async () => ((await pdns.api('GET', '/zones/gone.test.')).status === 200 ? true : undefined));
+    await core.delete(`/api/v1/domains/${domain.id}`);
+    await eventually('the zone to be deleted', async () => ((await pdns.api('GET', '/zones/gone.test.')).status === 404 ? true : undefined));
+    expect((await pdns.api('GET', '/zones/foreign.test.')).status).to.equal(200);
+    const deleted = await core.db.dnsSyncEvent.findFirst({ where: { zone_name: 'gone.test', action: 'delete' } });
+    expect(deleted).to.include({ success: true });
+
+    const claimed = await core.createDomain('foreign.test');
+    const state = await eventually('the refusal to take over foreign.test', async () => (await core.db.dnsZoneState.findUnique({ where: { domain_id: claimed.id } }))?.last_error ?? undefined);
+    expect(state).to.match(/not this control plane's/);
+    expect((await pdns.api('GET', '/zones/foreign.test.')).json.account).to.equal('');
+    await core.delete(`/api/v1/domains/${claimed.id}`);
+  });
+
+  it('records failed attempts while PowerDNS is down and catches up when it returns', async () => {
+    const domain = await activeDomain('outage.test');
+    await until('the zone of outage.test', () => answers(() => pdns.resolver().resolveNs('outage.test')).then((names) => (names === 'none' ? 'none' : 'ok')), 'ok');
+    await pdns.pause();
+    const paused = new Date();
+    try {
+      await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.90' }, 201);
+      // A run stops at its first zone that fails this way (the others would too); which zone that is depends on the order.
+      const failed = await eventually('a failed sync event', () => core.db.dnsSyncEvent.findFirst({ where: { success: false, created_at: { gte: paused } } }).then((row) => row ?? undefined));
+      expect(failed.status_code).to.equal(null);
+      expect(failed.attempt).to.equal(2);
+      expect(failed.error).to.match(/ECONNREFUSED|fetch failed/);
+      const overview = await core.get('/api/v1/overview');
+      expect(overview.data.recent_errors.some((entry: Json) => entry.source === 'dns_sync' && entry.zone === failed.zone_name)).to.equal(true);
+    } finally {
+      await pdns.resume();
+    }
+    await until('www.outage.test after the outage', () => a('www.outage.test'), ['192.0.2.90']);
+    await eventually('every zone state to recover', async () => ((await core.db.dnsZoneState.count({ where: { last_error: { not: null } } })) === 0 ? true : undefined));
+  });
+
+  it('tests the PowerDNS connection: version, and a key that is refused', async () => {
+    const answer = await core.post('/api/v1/settings/test/powerdns', undefined);
+    expect(answer.data).to.include({ configured: true, reachable: true, key_accepted: true, server_found: true, version: '4.7.3', daemon_type: 'authoritative', error: null });
+    const wrongKey = await TestCore.start({ ...pdns.env, CDN_POWERDNS_API_KEY: 'not-the-key', CDN_SYNC_INTERVAL_SECONDS: '3600' });
+    try {
+      const refused = await wrongKey.post('/api/v1/settings/test/powerdns', undefined);
+      expect(refused.data).to.include({ configured: true, reachable: true, key_accepted: false });
+      expect(refused.data.error).to.match(/401/);
+    } finally {
+      await wrongKey.stop();
+    }
+    const unconfigured = await TestCore.start();
+    try {
+      const off = await unconfigured.post('/api/v1/settings/test/powerdns', undefined);
+      expect(off.data).to.include({ configured: false, reachable: false });
+      expect(off.data.error).to.match(/CDN_POWERDNS_API_URL is not set/);
+    } finally {
+      await unconfigured.stop();
+    }
+  });
+});
