@@ -72,6 +72,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: 'admin', CDN_BOOTSTRAP_ADMIN_PASSWORD: 'short' })).to.throw(ConfigError, /CDN_BOOTSTRAP_ADMIN_PASSWORD/);
   });
 
+  it('checks the PowerDNS settings once an API URL is given', () => {
+    expect(loadConfig({}).powerdnsApiUrl).to.equal('');
+    expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'not a url', CDN_POWERDNS_API_KEY: 'k' })).to.throw(ConfigError, /^CDN_POWERDNS_API_URL="not a url" is not a URL$/);
+    expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'ftp://127.0.0.1', CDN_POWERDNS_API_KEY: 'k' })).to.throw(ConfigError, /must be an http or https URL/);
+    expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'http://127.0.0.1:8081' })).to.throw(ConfigError, /CDN_POWERDNS_API_KEY must be set/);
+    expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'http://127.0.0.1:8081', CDN_POWERDNS_API_KEY: 'k', CDN_POWERDNS_SERVER_ID: '../zones' })).to.throw(ConfigError, /CDN_POWERDNS_SERVER_ID/);
+    expect(loadConfig({ CDN_POWERDNS_API_URL: 'http://127.0.0.1:8081', CDN_POWERDNS_API_KEY: 'k' })).to.include({ powerdnsServerId: 'localhost', powerdnsTimeoutMs: 5000, powerdnsMaxAttempts: 4 });
+  });
+
   it('documents every variable in docs/configuration.md', () => {
     const docs = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
     const missing = Object.values(VARIABLES).map((variable) => variable.env).filter((name) => !docs.includes(`\`${name}\``));

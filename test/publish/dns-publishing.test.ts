@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import pino from 'pino';
+import { loadConfig } from '../../src/config/load.js';
+import { startCore } from '../../src/core/start.js';
 import { TestCore, type Json } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
 import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
@@ -212,6 +215,32 @@ describe('DNS publishing to PowerDNS', function () {
     await eventually('every zone state to recover', async () => ((await core.db.dnsZoneState.count({ where: { last_error: { not: null } } })) === 0 ? true : undefined));
   });
 
+  it('publishes once with two core replicas syncing the same zones', async () => {
+    const config = loadConfig({ ...pdns.env, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'silent', CDN_PUBLISH_ENABLED: 'false', DATABASE_URL: core.databaseUrl, CDN_SYNC_INTERVAL_SECONDS: '1', CDN_AUTO_MIGRATE: 'false' });
+    const replica = await startCore(config, pino({ level: 'silent' }));
+    try {
+      const since = new Date();
+      const domains = await Promise.all(Array.from({ length: 5 }, (_, n) => activeDomain(`replica${n}.test`)));
+      await Promise.all(domains.map((domain, n) => core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: `192.0.2.${100 + n}` }, 201)));
+      for (let n = 0; n < 5; n++) await until(`www.replica${n}.test`, () => a(`www.replica${n}.test`), [`192.0.2.${100 + n}`]);
+      expect(await core.db.dnsSyncEvent.count({ where: { success: false, created_at: { gte: since } } })).to.equal(0);
+      expect(await core.db.dnsSyncEvent.count({ where: { action: 'create', zone_name: { startsWith: 'replica' } } })).to.equal(5);
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  it('reports DNS sync health: counts without credentials, the loop with them', async () => {
+    const health = await core.get('/cdn-health');
+    expect(health.dns).to.include({ publishing: 'on', ok: true, failing: 0 });
+    expect(health.dns.zones).to.equal(health.dns.in_sync + health.dns.pending);
+    expect(JSON.stringify(health)).not.to.include('.test');
+    const readiness = await core.get('/api/v1/readiness');
+    expect(readiness.dns.loop).to.include({ enabled: true, last_error: null });
+    expect(readiness.dns.loop.last_full_run_at).to.be.a('number');
+    expect((await core.get('/api/v1/overview')).data.dns).to.include({ publishing: 'on', failing: 0 });
+  });
+
   it('tests the PowerDNS connection: version, and a key that is refused', async () => {
     const answer = await core.post('/api/v1/settings/test/powerdns', undefined);
     expect(answer.data).to.include({ configured: true, reachable: true, key_accepted: true, server_found: true, version: '4.7.3', daemon_type: 'authoritative', error: null });
@@ -228,6 +257,9 @@ describe('DNS publishing to PowerDNS', function () {
       const off = await unconfigured.post('/api/v1/settings/test/powerdns', undefined);
       expect(off.data).to.include({ configured: false, reachable: false });
       expect(off.data.error).to.match(/CDN_POWERDNS_API_URL is not set/);
+      expect((await unconfigured.get('/cdn-health')).dns).to.deep.equal({ publishing: 'off', ok: false, zones: 0, in_sync: 0, pending: 0, failing: 0, last_synced_at: null });
+      expect((await unconfigured.get('/api/v1/overview')).data.dns).to.include({ publishing: 'off' });
+      expect((await unconfigured.get('/api/v1/readiness')).dns).to.include({ publishing: 'off', loop: null });
     } finally {
       await unconfigured.stop();
     }

@@ -3,6 +3,7 @@ import { Reply, type Route } from '../../http/route.js';
 import { pingDatabase } from '../../db/ping.js';
 import { migrationStatus } from '../../db/migrator.js';
 import { retentionStatus } from '../../core/retention-state.js';
+import { dnsHealth } from '../../publish/dns/dns-health.js';
 
 const VERSION = '0.1.0';
 const now = () => Math.floor(Date.now() / 1000);
@@ -25,7 +26,9 @@ export function healthRoutes(deps: AppDeps): Route[] {
       auth: 'public',
       handler: async () => {
         const { status, checks } = await readiness();
-        return { ok: true, time: now(), api: { ok: true, version: VERSION }, database: { ok: status === 'ok' }, checks };
+        // Counts only: zone names and errors are for authenticated callers (/api/v1/readiness, the overview).
+        const dns = status === 'ok' ? await dnsHealth(deps.prisma, deps.config).catch(() => undefined) : undefined;
+        return { ok: true, time: now(), api: { ok: true, version: VERSION }, database: { ok: status === 'ok' }, dns: dns ?? { publishing: deps.config.powerdnsApiUrl ? 'on' : 'off', ok: false }, checks };
       },
     },
     {
@@ -46,6 +49,7 @@ export function healthRoutes(deps: AppDeps): Route[] {
         const checks = { database: database.ok ? 'ok' : `fail: ${database.error}` };
         const migrations = database.ok ? await migrationStatus(deps.pool).catch((error: Error) => error.message) : 'unknown';
         const retention = database.ok ? await retentionStatus(deps.prisma, deps.config).catch((error: Error) => error.message) : 'unknown';
+        const dns = database.ok ? await dnsHealth(deps.prisma, deps.config).catch((error: Error) => error.message) : 'unknown';
         return {
           status,
           checks,
@@ -53,6 +57,7 @@ export function healthRoutes(deps: AppDeps): Route[] {
           uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
           database: { ...database, migrations: Array.isArray(migrations) ? summarize(migrations) : migrations },
           retention,
+          dns: typeof dns === 'string' ? dns : { ...dns, loop: deps.dns?.loop?.status() ?? null },
         };
       },
     },

@@ -2,11 +2,12 @@ import type { Config } from '../../config/load.js';
 import { retentionStatus } from '../../core/retention-state.js';
 import type { Db } from '../../db/client.js';
 import { unixSeconds } from '../../http/timestamps.js';
+import { dnsHealth } from '../../publish/dns/dns-health.js';
 
 /** The operator's front page: domains by status, edge pool health, publish state, DNS sync backlog, retention and recent errors. */
 export async function overview(db: Db, config: Config, now = new Date()) {
   const fresh = new Date(now.getTime() - config.edgeHeartbeatFreshSeconds * 1000);
-  const [statusCounts, edgesTotal, edgesHealthy, publish, pendingSyncs, failedSyncs, retention] = await Promise.all([
+  const [statusCounts, edgesTotal, edgesHealthy, publish, pendingSyncs, failedSyncs, retention, dns] = await Promise.all([
     db.domain.groupBy({ by: ['status'], _count: { _all: true } }),
     db.edgeNode.count(),
     db.edgeNode.count({ where: { enabled: true, health_status: 'healthy', last_heartbeat_at: { gte: fresh } } }),
@@ -14,6 +15,7 @@ export async function overview(db: Db, config: Config, now = new Date()) {
     db.$queryRaw<{ count: bigint }[]>`SELECT count(*)::bigint AS count FROM dns_zone_states WHERE published_hash IS DISTINCT FROM desired_hash`,
     db.dnsSyncEvent.findMany({ where: { success: false }, orderBy: { created_at: 'desc' }, take: 10 }),
     retentionStatus(db, config),
+    dnsHealth(db, config),
   ]);
   const domains = { total: 0, pending_nameserver: 0, active: 0, disabled: 0 };
   for (const row of statusCounts) {
@@ -33,7 +35,7 @@ export async function overview(db: Db, config: Config, now = new Date()) {
       dirty_since: unixSeconds(publish?.dirty_since),
       last_error: publish?.last_error ?? null,
     },
-    dns: { pending_syncs: Number(pendingSyncs[0].count) },
+    dns: { ...dns, pending_syncs: Number(pendingSyncs[0].count) },
     retention,
     recent_errors: recentErrors,
   };
