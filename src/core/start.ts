@@ -15,6 +15,8 @@ import { powerDnsClient } from '../publish/dns/powerdns-connection.js';
 import { ActiveVersion } from '../publish/active-version.js';
 import { snapshotDefaults } from '../features/snapshots/routes.js';
 import { startHousekeeping } from './housekeeping.js';
+import { delegationLookup } from '../features/domains/delegation.js';
+import { startNameserverChecks } from '../features/domains/nameserver-checks.js';
 import { startRetention } from './retention.js';
 import { coreRoutes } from './routes.js';
 import { ApiClient } from '../gitops/api-client.js';
@@ -91,11 +93,13 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' })) : async () => {};
     dns.loop = startDns(config, connection, logger.child({ component: 'dns-sync' }));
     const stopHousekeeping = startHousekeeping(connection, config, logger.child({ component: 'housekeeping' }));
+    const stopNameserverChecks = startNameserverChecks({ db: connection.prisma, pool: connection.pool, config, logger: logger.child({ component: 'nameserver-checks' }), lookup: delegationLookup(config) });
     const stopRetention = startRetention(connection.prisma, connection.pool, config, logger.child({ component: 'retention' }));
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         await stopHousekeeping();
+        await stopNameserverChecks();
         await stopRetention();
         await stopPublisher();
         await dns.loop?.stop();

@@ -5,6 +5,7 @@ export const LOCK_KEYS = {
   migrate: 72707369,
   publish: 72707370,
   dnsSync: 72707371,
+  nameserverChecks: 72707374,
   // Two-key locks: (securityQueue, hash of edge/queue) serializes one edge queue's pushes.
   securityQueue: 72707372,
   // Two-key locks: (writeScope, hashtext(scope)) serializes writes that check a rule across rows (write-lock.ts).

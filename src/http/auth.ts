@@ -1,7 +1,7 @@
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
 import { ANONYMOUS, API_TOKEN_ACTOR, type Actor } from './actor.js';
-import { AuthError } from './errors.js';
+import { AuthError, ForbiddenError } from './errors.js';
 import { hashToken, secretsEqual } from './tokens.js';
 
 export type AuthLevel = 'public' | 'api' | 'admin-session' | 'edge';
@@ -41,7 +41,9 @@ export async function resolveActor(header: string | undefined, config: Config, d
 
 /** Checks that `actor` may call a route of `level`. */
 export function assertAllowed(actor: Actor, level: AuthLevel): void {
-  if (level === 'admin-session' && actor.type !== 'admin') {
-    throw new AuthError('admin session required', 'log in with POST /api/v1/admin/login and send the session token');
-  }
+  if (level !== 'admin-session' || actor.type === 'admin') return;
+  const detail = 'log in with POST /api/v1/admin/login and send the session token';
+  // The API token is valid, just not enough here: 403. No credentials at all: 401, log in.
+  if (actor.type === 'api-token') throw new ForbiddenError('admin session required', `the API token cannot call this endpoint; ${detail}`);
+  throw new AuthError('admin session required', detail);
 }

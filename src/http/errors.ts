@@ -38,6 +38,13 @@ export class AuthError extends HttpError {
   }
 }
 
+/** 403: the caller is authenticated, but its credentials do not allow this (the API token on an admin-session endpoint). */
+export class ForbiddenError extends HttpError {
+  constructor(message: string, detail?: string) {
+    super(403, message, undefined, detail);
+  }
+}
+
 /** 409: the request conflicts with the current state. */
 export class ConflictError extends HttpError {
   constructor(message: string, field?: string, detail?: string) {

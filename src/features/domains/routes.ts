@@ -4,10 +4,11 @@ import type { Route } from '../../http/route.js';
 import { cachedJson, VersionedCache } from '../../http/versioned-cache.js';
 import { delegationLookup } from './delegation.js';
 import { platformNameservers } from './platform-nameservers.js';
+import { forceVerify, reseedExpected, verifyReport } from './nameservers.js';
 import { activateDomain, createDomain, deleteDomain, findDomain, listDomains, updateDomain, verifyNameservers } from './service.js';
 import { serializeDomain } from './serialize.js';
 
-/** Domain CRUD, delegation verification and activation. */
+/** Domain CRUD, delegation verification (and its admin overrides) and activation. */
 export function domainRoutes(deps: AppDeps): Route[] {
   const lookup = delegationLookup(deps.config);
   // The domain list is the hottest read (dashboards, the reconciler): pages are served
@@ -79,6 +80,31 @@ export function domainRoutes(deps: AppDeps): Route[] {
       audit: { action: 'domain.activate', target: 'domain' },
       publishes: true,
       handler: async ({ db, params, body }) => ({ data: await activateDomain(db, params.domainId, body.override === true, lookup) }),
+    },
+    {
+      method: 'post',
+      path: '/api/v1/domains/:domainId/nameservers/verify',
+      auth: 'api',
+      audit: { action: 'domain.verify_nameservers', target: 'domain', targetId: ({ params }) => params.domainId },
+      publishes: true,
+      handler: async ({ db, params }) => ({ data: await verifyReport(db, params.domainId, lookup) }),
+    },
+    {
+      method: 'post',
+      path: '/api/v1/domains/:domainId/nameservers/force-verify',
+      auth: 'admin-session',
+      body: 'nameservers-force-verify',
+      audit: { action: 'domain.nameservers_force_verify', target: 'domain', targetId: ({ params }) => params.domainId },
+      publishes: true,
+      handler: async ({ db, params, body }) => ({ data: await forceVerify(db, params.domainId, body.reason) }),
+    },
+    {
+      method: 'post',
+      path: '/api/v1/domains/:domainId/nameservers/reseed-expected',
+      auth: 'admin-session',
+      audit: { action: 'domain.nameservers_reseed_expected', target: 'domain', targetId: ({ params }) => params.domainId },
+      publishes: true,
+      handler: async ({ db, params }) => ({ data: await reseedExpected(db, params.domainId, await platformNameservers(db, deps.config)) }),
     },
   ];
 }

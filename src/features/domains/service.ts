@@ -4,7 +4,7 @@ import type { Actor } from '../../http/actor.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { normalizeApex } from '../../shared/hostnames.js';
-import { compareDelegation, normalizeNameservers, type Delegation, type DelegationLookup } from './delegation.js';
+import { compareDelegation, normalizeNameservers, type Delegation, type DelegationComparison, type DelegationLookup } from './delegation.js';
 import { serializeDomain } from './serialize.js';
 
 export type DomainCreate = {
@@ -17,7 +17,10 @@ export type DomainCreate = {
 };
 export type DomainUpdate = Partial<DomainCreate> & { status?: 'pending_nameserver' | 'active' | 'disabled' };
 
-const WITH_NAMESERVERS = { nameservers: { select: { kind: true, hostname: true } } } as const;
+/** The nameserver rows a domain is read with. */
+export const WITH_NAMESERVERS = { nameservers: { select: { kind: true, hostname: true } } } as const;
+/** The kind of the certificate job a domain gets when its delegation is verified (apex and wildcard). */
+export const MANAGED_SSL_JOB = 'managed';
 
 function apexOrThrow(input: string, field = 'domain'): string {
   const apex = normalizeApex(input);
@@ -125,31 +128,58 @@ async function recordObserved(db: Db, id: string, observed: string[], now: Date)
   }
 }
 
-function nextStatus(status: string, delegated: boolean): string {
+// A domain an admin activated without observed delegation (override, force-verify) stays active until a
+// check sees its delegation match; only then does losing it send the domain back to pending.
+function nextStatus(status: string, delegated: boolean, override: boolean): string {
   if (status === 'pending_nameserver' && delegated) return 'active';
-  if (status === 'active' && !delegated) return 'pending_nameserver';
+  if (status === 'active' && !delegated && !override) return 'pending_nameserver';
   return status;
+}
+
+/** What one delegation check saw and did. */
+export type Verification = {
+  domain: ReturnType<typeof serializeDomain>;
+  previousStatus: string;
+  comparison: DelegationComparison | undefined;
+  lookupError: string | undefined;
+  /** The managed certificate job queued by this check (pending → active), if any. */
+  sslJobId: string | undefined;
+};
+
+// Entering active through verified delegation queues the managed certificate of the apex and its wildcard
+// (SPEC.md, Domain status), once: not while one is already waiting or running.
+async function queueManagedSsl(db: Db, domainId: string, apex: string): Promise<string | undefined> {
+  const settings = await db.sslSettings.findUnique({ where: { domain_id: domainId }, select: { automatic: true } });
+  if (settings && !settings.automatic) return undefined;
+  const waiting = await db.sslJob.findFirst({ where: { domain_id: domainId, kind: MANAGED_SSL_JOB, status: { in: ['queued', 'running'] } }, select: { id: true } });
+  if (waiting) return undefined;
+  const job = await db.sslJob.create({ data: { domain_id: domainId, kind: MANAGED_SSL_JOB, status: 'queued', hostnames: [apex, `*.${apex}`] } });
+  return job.id;
 }
 
 /**
  * Looks up the apex's NS records and moves the domain: pending → active when the
- * delegation matches, active → pending when it has moved away. A lookup that
- * cannot tell (timeout, SERVFAIL) changes nothing but the check time.
+ * delegation matches (queueing its managed certificate), active → pending when it
+ * has moved away. A lookup that cannot tell (timeout, SERVFAIL) changes nothing
+ * but the check time.
  */
-export async function verifyNameservers(db: Db, id: string, lookup: DelegationLookup, now = new Date()) {
+export async function verifyNameservers(db: Db, id: string, lookup: DelegationLookup, now = new Date()): Promise<Verification> {
   const current = await findDomain(db, id);
   const delegation: Delegation = await lookup(current.domain);
   const data: Record<string, unknown> = { nameservers_checked_at: now };
+  let comparison: DelegationComparison | undefined;
+  let sslJobId: string | undefined;
   if (delegation.known) {
     await recordObserved(db, id, delegation.nameservers, now);
     const expected = current.nameservers.filter((row) => row.kind === 'expected').map((row) => row.hostname);
-    const comparison = compareDelegation(expected, delegation.nameservers);
-    const status = nextStatus(current.status, comparison.delegated);
-    if (comparison.delegated) data.nameservers_verified_at = now;
+    comparison = compareDelegation(expected, delegation.nameservers);
+    const status = nextStatus(current.status, comparison.delegated, current.activation_override);
+    if (comparison.delegated) Object.assign(data, { nameservers_verified_at: now, activation_override: false });
     if (status !== current.status) Object.assign(data, { status, activated_at: status === 'active' ? now : null, activation_override: false });
+    if (status === 'active' && current.status === 'pending_nameserver') sslJobId = await queueManagedSsl(db, id, current.domain);
   }
   const row = await db.domain.update({ where: { id }, data, include: WITH_NAMESERVERS });
-  return { domain: serializeDomain(row), lookupError: delegation.known ? undefined : delegation.error };
+  return { domain: serializeDomain(row), previousStatus: current.status, comparison, lookupError: delegation.known ? undefined : delegation.error, sslJobId };
 }
 
 /**

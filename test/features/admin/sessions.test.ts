@@ -69,7 +69,7 @@ describe('authentication and admin sessions', () => {
       const me = (await core.get('/api/v1/admin/me', 200, { token: session.token })).data;
       expect(me.user.username).to.equal('admin');
       expect(me.session.expires_at).to.equal(session.expires_at);
-      expect((await core.get('/api/v1/admin/me', 401, { token: 'the-api-token' })).error).to.equal('admin session required');
+      expect((await core.get('/api/v1/admin/me', 403, { token: 'the-api-token' })).error).to.equal('admin session required');
     });
 
     it('revokes the session on logout', async () => {
