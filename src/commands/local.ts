@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { runCore } from './core.js';
+import { startLocalDns, type LocalDns } from './local-dns.js';
 import { startLocalEdge, type LocalEdge } from './local-edge.js';
 
 const LOCAL_ADMIN = 'admin';
@@ -21,8 +22,9 @@ async function localSecret(dataDir: string, name: string, make: () => string): P
 /**
  * `cdn local`: the whole local stack in one process tree: the core on
  * CDN_CORE_PORT with the embedded PostgreSQL (unless DATABASE_URL is set), a
- * bootstrapped admin whose credentials are printed, and one edge on
- * CDN_EDGE_HTTP_PORT with an edge token made for it.
+ * bootstrapped admin whose credentials are printed, one edge on
+ * CDN_EDGE_HTTP_PORT with an edge token made for it, and a PowerDNS server the
+ * core publishes zones to when pdns_server is installed (local-dns.ts).
  */
 export async function runLocal(env: NodeJS.ProcessEnv): Promise<void> {
   const base = loadConfig(env);
@@ -35,21 +37,39 @@ export async function runLocal(env: NodeJS.ProcessEnv): Promise<void> {
       };
   const edgeToken = base.edgeToken ?? (await localSecret(base.dataDir, 'local-edge-token', () => `cdnedge_${randomBytes(32).toString('base64url')}`));
   const bootstrapEdge = base.bootstrapEdgeToken && base.bootstrapEdgeToken !== '0' ? {} : { CDN_BOOTSTRAP_EDGE_TOKEN: edgeToken };
-  const config = loadConfig({ ...env, ...admin, ...bootstrapEdge });
-  let edge: LocalEdge | undefined;
-  const coreUrl = await runCore(config, undefined, () => edge?.stop() ?? Promise.resolve());
-  edge = startLocalEdge(env, coreUrl, edgeToken, config.dataDir, (code) => {
-    process.stderr.write(`cdn: the local edge exited (code ${code}); stopping the local stack\n`);
+  const stopStack = (what: string) => (code: number | null) => {
+    process.stderr.write(`cdn: the local ${what} exited (code ${code}); stopping the local stack\n`);
     process.kill(process.pid, 'SIGTERM');
+  };
+  const dns = await startLocalDns(base, (name, make) => localSecret(base.dataDir, name, make), stopStack('PowerDNS'));
+  const config = loadConfig({ ...env, ...admin, ...bootstrapEdge, ...(dns.kind === 'off' ? {} : dns.env) });
+  let edge: LocalEdge | undefined;
+  const coreUrl = await runCore(config, undefined, async () => {
+    await edge?.stop();
+    if (dns.kind === 'started') await dns.stop();
   });
-  process.stdout.write(localBanner(coreUrl, `http://${config.bind}:${config.edgeHttpPort}`, config.bootstrapAdminUsername!, config.bootstrapAdminPassword!));
+  // The local edge is the pool's only member: proxied names answer its address.
+  edge = startLocalEdge({ CDN_EDGE_PUBLIC_IP: reachable(config.bind), ...env }, coreUrl, edgeToken, config.dataDir, stopStack('edge'));
+  process.stdout.write(localBanner(coreUrl, `http://${config.bind}:${config.edgeHttpPort}`, config.bootstrapAdminUsername!, config.bootstrapAdminPassword!, dnsLine(dns, config.bind)));
 }
 
-function localBanner(url: string, edgeUrl: string, username: string, password: string): string {
+// The address a local client reaches a listener on: the bound one, or loopback for a wildcard bind.
+function reachable(bind: string): string {
+  return bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind;
+}
+
+function dnsLine(dns: LocalDns, bind: string): string {
+  if (dns.kind === 'started') return `  DNS (PowerDNS) answering on ${bind} port ${dns.dnsPort}: dig @${reachable(bind)} -p ${dns.dnsPort} www.example.com`;
+  if (dns.kind === 'external') return '  DNS published to the PowerDNS of CDN_POWERDNS_API_URL';
+  return `  DNS publishing off: ${dns.reason}`;
+}
+
+function localBanner(url: string, edgeUrl: string, username: string, password: string, dns: string): string {
   return [
     '',
     `  CDN core ready at ${url}`,
     `  CDN edge starting at ${edgeUrl} (readiness: ${edgeUrl}/ready)`,
+    dns,
     `  admin username: ${username}`,
     `  admin password: ${password}`,
     '',

@@ -39,6 +39,8 @@ export const VARIABLES = {
   powerdnsServerId: { env: 'CDN_POWERDNS_SERVER_ID', kind: 'string', default: 'localhost', description: 'PowerDNS server id in API paths (/api/v1/servers/<id>).' },
   powerdnsTimeoutMs: { env: 'CDN_POWERDNS_TIMEOUT_MS', kind: 'int', min: 100, max: 120000, default: 5000, description: 'Timeout of one request to the PowerDNS API.' },
   powerdnsMaxAttempts: { env: 'CDN_POWERDNS_MAX_ATTEMPTS', kind: 'int', min: 1, max: 20, default: 4, description: 'Attempts of one PowerDNS API call when it fails to connect or answers 429 or 5xx (exponential backoff with jitter between them); a 4xx is never retried.' },
+  localDnsPort: { env: 'CDN_LOCAL_DNS_PORT', kind: 'int', min: 1, max: MAX_PORT, default: 5300, description: 'DNS port (UDP and TCP) of the PowerDNS server `cdn local` starts when pdns_server is installed and CDN_POWERDNS_API_URL is unset.' },
+  localPowerdnsApiPort: { env: 'CDN_LOCAL_POWERDNS_API_PORT', kind: 'int', min: 1, max: MAX_PORT, default: 8281, description: 'HTTP API port of that local PowerDNS server.' },
   nameserverResolvers: { env: 'CDN_NAMESERVER_RESOLVERS', kind: 'string', default: '', description: 'Comma-separated resolver addresses (ip or ip:port) used to observe delegation; empty uses the system resolvers.' },
   nameserverLookupTimeoutMs: { env: 'CDN_NAMESERVER_LOOKUP_TIMEOUT_MS', kind: 'int', min: 100, max: 60000, default: 3000, description: 'Timeout of one nameserver delegation lookup.' },
   originCheckTimeoutMs: { env: 'CDN_ORIGIN_CHECK_TIMEOUT_MS', kind: 'int', min: 100, max: 60000, default: 5000, description: 'Timeout of a manual origin check (TCP connect and HTTP request each).' },

@@ -4,6 +4,7 @@ import { HttpError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { settlePurges, type PurgeFailure } from '../cache/purge-settlement.js';
 import { unixSeconds } from '../../http/timestamps.js';
+import { markConfigDirty } from '../../publish/dirty.js';
 import { anycastAddresses } from '../settings/anycast.js';
 import { groupValues } from '../settings/store.js';
 
@@ -52,6 +53,7 @@ export async function registerEdge(db: Db, report: EdgeReport, edgeId: string, t
 /**
  * Records a heartbeat: the edge's own health, its config version and the time;
  * settles the purges it acknowledged or failed (settlePurges, one transaction).
+ * A change of pool membership marks the published config dirty.
  */
 export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, tokenId: string, freshSeconds: number, now = new Date()) {
   assertSameEdge(report, edgeId);
@@ -62,7 +64,12 @@ export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, toke
     health_status: report.healthy === false ? 'unhealthy' : 'healthy',
     ...(report.config_version !== undefined ? { config_version: report.config_version } : {}),
   };
+  const before = await db.edgeNode.findUnique({ where: { edge_id: edgeId } });
   const node = await db.edgeNode.upsert({ where: { edge_id: edgeId }, create: { edge_id: edgeId, registered_at: now, ...state }, update: { ...state, consecutive_failures: 0 } });
+  // Joining the pool (or moving address) changes what proxied names answer: DNS follows at once, not at the next periodic sync.
+  const wasIn = before !== null && inPool(before, freshSeconds, now);
+  const isIn = inPool(node, freshSeconds, now);
+  if (wasIn !== isIn || (isIn && before?.public_ip !== node.public_ip)) await markConfigDirty(db, 'edge.pool', now);
   if (report.purge_acks?.length || report.purge_failures?.length) {
     const poolEdgeIds = (await poolMembers(db, freshSeconds, now)).map((member) => member.edge_id);
     const purges = { edgeId, acks: report.purge_acks ?? [], failures: report.purge_failures ?? [], poolEdgeIds, now };

@@ -9,12 +9,18 @@ import { createTestDatabase, dropTestDatabase } from '../../support/database.js'
 
 const run = promisify(execFile);
 
-/** The README's walk-through block, with the documented ports replaced by free ones. */
-async function walkthrough(ports: { core: number; edge: number; origin: number }): Promise<string> {
+type Ports = { core: number; edge: number; origin: number; dns: number; dnsApi: number };
+
+/** A walk-through block of the README (after its `<!-- marker`), with the documented ports replaced by free ones. */
+async function walkthrough(marker: string, ports: Ports): Promise<string> {
   const readme = await readFile('README.md', 'utf8');
-  const start = readme.indexOf('```sh', readme.indexOf('<!-- walkthrough:'));
+  const start = readme.indexOf('```sh', readme.indexOf(`<!-- ${marker}:`));
   const block = readme.slice(readme.indexOf('\n', start) + 1, readme.indexOf('```', start + 5));
-  return block.replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.core}`).replaceAll('127.0.0.1:8081', `127.0.0.1:${ports.edge}`).replaceAll('9000', String(ports.origin));
+  return block
+    .replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.core}`)
+    .replaceAll('127.0.0.1:8081', `127.0.0.1:${ports.edge}`)
+    .replaceAll('9000', String(ports.origin))
+    .replaceAll('-p 5300', `-p ${ports.dns}`);
 }
 
 // `npm start` (= `cdn local`) runs the core and one edge; the README shows a newcomer the whole path.
@@ -35,12 +41,14 @@ describe('the README walk-through: npm start, one site, a MISS then a HIT throug
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
+  let ports: Ports;
+
   it('serves the origin through the edge and caches it', async () => {
-    const ports = { core: await freePort(), edge: await freePort(), origin: await freePort() };
+    ports = { core: await freePort(), edge: await freePort(), origin: await freePort(), dns: await freePort(), dnsApi: await freePort() };
     dataDir = await mkdtemp(path.join(tmpdir(), 'cdn-local-'));
     databaseUrl = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
     local = spawn(process.execPath, ['bin/cdn.js', 'local'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, CDN_DATA_DIR: dataDir, CDN_CORE_PORT: String(ports.core), CDN_EDGE_HTTP_PORT: String(ports.edge), CDN_EDGE_WORKERS: '1', CDN_LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CDN_DATA_DIR: dataDir, CDN_CORE_PORT: String(ports.core), CDN_EDGE_HTTP_PORT: String(ports.edge), CDN_EDGE_WORKERS: '1', CDN_LOCAL_DNS_PORT: String(ports.dns), CDN_LOCAL_POWERDNS_API_PORT: String(ports.dnsApi), CDN_LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     local.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -50,11 +58,20 @@ describe('the README walk-through: npm start, one site, a MISS then a HIT throug
       if (local.exitCode !== null || Date.now() > deadline) throw new Error(`cdn local did not start:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    const script = await walkthrough(ports);
+    const script = await walkthrough('walkthrough', ports);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60000 });
     const answers = stdout.split(/\r?\n(?=HTTP\/1\.1 )/);
     expect(answers, stdout).to.have.length(2);
     expect(answers[0]).to.match(/^HTTP\/1\.1 200/).and.to.match(/x-cache: MISS/i).and.to.contain('hello from the origin');
     expect(answers[1]).to.match(/^HTTP\/1\.1 200/).and.to.match(/x-cache: HIT/i).and.to.contain('hello from the origin');
+  });
+
+  it('answers the site from the local PowerDNS with dig', async () => {
+    expect(output).to.include(`DNS (PowerDNS) answering on 127.0.0.1 port ${ports.dns}`);
+    const script = await walkthrough('dns walkthrough', ports);
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60000 });
+    const [address, ...nameservers] = stdout.trim().split('\n');
+    expect(address).to.equal('127.0.0.1');
+    expect(nameservers.sort()).to.deep.equal(['ns1.cdn.localhost.', 'ns2.cdn.localhost.']);
   });
 });

@@ -106,7 +106,7 @@ describe('nameserver endpoints: verify, force-verify, reseed-expected, scheduled
     await core.stop();
     await dns.stop();
   });
-  const changeSeq = async () => (await core.db.publishState.findUnique({ where: { id: 1 } }))?.change_seq ?? 0n;
+  const changeSeq = async () => Number((await core.db.publishState.findUnique({ where: { id: 1 } }))?.change_seq ?? 0n);
 
   it('verify answers the sets compared, and queues the managed certificate once when the domain turns active', async () => {
     const domain = await core.createDomain('verify.example');

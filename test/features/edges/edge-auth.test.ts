@@ -43,6 +43,21 @@ describe('signed edge requests, register and heartbeat', () => {
     expect((await core.get('/api/v1/edges/pools')).data.shared.healthy).to.equal(0);
   });
 
+  it('marks the config dirty when an edge joins or leaves the pool, not on every heartbeat', async () => {
+    const seq = async () => Number((await core.db.publishState.findUnique({ where: { id: 1 } }))?.change_seq ?? 0n);
+    await edgeCall('/api/v1/edge/register', { edge_id: 'edge-2', public_ip: '203.0.113.8' }, { edgeId: 'edge-2' });
+    const before = await seq();
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-2' }, { edgeId: 'edge-2' });
+    const joined = await seq();
+    expect(joined).to.equal(before + 1);
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-2' }, { edgeId: 'edge-2' });
+    expect(await seq()).to.equal(joined);
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-2', public_ip: '203.0.113.9' }, { edgeId: 'edge-2' });
+    expect(await seq()).to.equal(joined + 1);
+    await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-2', healthy: false }, { edgeId: 'edge-2' });
+    expect(await seq()).to.equal(joined + 2);
+  });
+
   it('publishes the anycast addresses instead of edge addresses where configured', async () => {
     await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' });
     await core.put('/api/v1/admin/edge-network/anycast', { anycast_ipv4: '198.51.100.1' });
