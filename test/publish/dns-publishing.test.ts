@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import { startCore } from '../../src/core/start.js';
+import { DnsSync } from '../../src/publish/dns/dns-sync.js';
+import { powerDnsClient } from '../../src/publish/dns/powerdns-connection.js';
 import { TestCore, type Json } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
 import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
@@ -213,6 +215,32 @@ describe('DNS publishing to PowerDNS', function () {
     }
     await until('www.outage.test after the outage', () => a('www.outage.test'), ['192.0.2.90']);
     await eventually('every zone state to recover', async () => ((await core.db.dnsZoneState.count({ where: { last_error: { not: null } } })) === 0 ? true : undefined));
+  });
+
+  it('writes a change that arrives during a full sweep before the sweep reaches its zone', async () => {
+    const domains = [];
+    for (let n = 0; n < 25; n++) domains.push(await activeDomain(`sweep${n}.test`));
+    await until('the last sweep zone', () => answers(() => pdns.resolver().resolveNs('sweep24.test')).then((names) => (names === 'none' ? 'none' : 'ok')), 'ok');
+    const config = loadConfig({ ...pdns.env, DATABASE_URL: core.databaseUrl });
+    const sync = new DnsSync({ db: core.db, pool: core.core.connection.pool, config, client: powerDnsClient(config)!, logger: pino({ level: 'silent' }) });
+    let asked = 0;
+    const run = await eventually('a sweep of our own (the core may hold the lock)', async () => {
+      return sync.run({
+        full: true,
+        interrupt: async () => {
+          if (++asked > 1) return false;
+          // The change lands while the sweep is at its first zones; the last domain is far behind.
+          await core.db.dnsRecord.create({ data: { domain_id: domains[24].id, type: 'TXT', name: 'late', content: 'arrived mid-sweep', content_digest: 'late' } });
+          return true;
+        },
+      });
+    });
+    const position = (zone: string) => run.zones.findIndex((result) => result.zone === zone);
+    expect(run.zones[position('sweep24.test')]).to.include({ action: 'patch' });
+    // Written in the pass the interrupt made, before the sweep came to the zones created just before it.
+    expect(position('sweep24.test')).to.be.lessThan(position('sweep23.test'));
+    expect(asked).to.be.greaterThan(1);
+    expect(await answers(() => pdns.resolver().resolveTxt('late.sweep24.test'))).to.deep.equal([['arrived mid-sweep']]);
   });
 
   it('publishes once with two core replicas syncing the same zones', async () => {

@@ -10,6 +10,8 @@ export type DnsSyncStatus = {
   enabled: true;
   last_run_at: number | null;
   last_full_run_at: number | null;
+  /** How long the last full run took (every zone read back and compared). */
+  last_full_run_ms: number | null;
   last_error: string | null;
   last_zones_written: number;
   last_zones_failed: number;
@@ -27,6 +29,7 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
   let lastRunAt: Date | null = null;
   let lastFullRunAt: Date | null = null;
   let lastFullTry = 0;
+  let lastFullRunMs: number | null = null;
   let lastError: string | null = null;
   let written = 0;
   let failed = 0;
@@ -35,7 +38,10 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
   const record = (run: SyncRun | undefined, at: Date) => {
     if (!run) return;
     lastRunAt = at;
-    if (run.full) lastFullRunAt = at;
+    if (run.full) {
+      lastFullRunAt = at;
+      lastFullRunMs = Date.now() - at.getTime();
+    }
     written = run.zones.filter((zone) => !zone.error && zone.action !== 'none').length;
     failed = run.zones.filter((zone) => zone.error).length;
     lastError = run.aborted ?? run.zones.find((zone) => zone.error)?.error ?? null;
@@ -58,10 +64,17 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
     if (!full && seq === undefined) return;
     if (full) lastFullTry = Date.now();
     const before = seq ?? (await db.publishState.findUnique({ where: { id: 1 } }))?.change_seq;
+    if (before !== undefined && full) seenSeq = before;
+    // A change that settles during a full run is written before the sweep goes on.
+    const interrupt = async () => {
+      const waiting = await changedAndSettled();
+      if (waiting !== undefined) seenSeq = waiting;
+      return waiting !== undefined;
+    };
     const at = new Date();
-    record(await sync.run({ full }), at);
+    record(await sync.run({ full, interrupt }), at);
     // Changes made during the run move change_seq again: the next tick runs once more for them.
-    if (before !== undefined) seenSeq = before;
+    if (before !== undefined && !full) seenSeq = before;
   };
 
   const timer = setInterval(() => {
@@ -77,7 +90,7 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
   timer.unref();
 
   return {
-    status: () => ({ enabled: true, last_run_at: seconds(lastRunAt), last_full_run_at: seconds(lastFullRunAt), last_error: lastError, last_zones_written: written, last_zones_failed: failed }),
+    status: () => ({ enabled: true, last_run_at: seconds(lastRunAt), last_full_run_at: seconds(lastFullRunAt), last_full_run_ms: lastFullRunMs, last_error: lastError, last_zones_written: written, last_zones_failed: failed }),
     async stop() {
       clearInterval(timer);
       await running;

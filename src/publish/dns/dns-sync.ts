@@ -18,6 +18,8 @@ import { loadZoneSources, type DomainZone } from './zone-sources.js';
 /** The PowerDNS account of the zones this control plane owns: only those are ever changed or deleted. */
 export const ZONE_ACCOUNT = 'cdn-control-plane';
 const MAX_ERROR = 1000;
+/** A full run asks whether changes wait after this many zones. */
+const INTERRUPT_EVERY = 10;
 
 export type ZoneAction = 'create' | 'patch' | 'delete' | 'none';
 export type ZoneSyncResult = { zone: string; domainId: string | null; action: ZoneAction; changes: number; error?: string; notes: string[]; retryable?: boolean };
@@ -51,42 +53,66 @@ export class DnsSync {
   /**
    * One reconcile of every zone. `full` asks PowerDNS for every zone and repairs
    * drift; otherwise only zones whose desired digest moved since they were last
-   * published are written. Undefined when another core is running one.
+   * published are written. A full run asks `interrupt` every few zones whether
+   * changes are waiting: if so, the zones they touched are written first, and the
+   * sweep goes on with the new state (a change never waits for a whole sweep).
+   * Undefined when another core is running one.
    */
-  async run(options: { full: boolean }): Promise<SyncRun | undefined> {
-    const locked = await withAdvisoryLockIfFree(this.deps.pool, LOCK_KEYS.dnsSync, () => this.runLocked(options.full));
+  async run(options: { full: boolean; interrupt?: () => Promise<boolean> }): Promise<SyncRun | undefined> {
+    const locked = await withAdvisoryLockIfFree(this.deps.pool, LOCK_KEYS.dnsSync, () => this.runLocked(options.full, options.interrupt));
     return locked?.value;
   }
 
-  private async runLocked(full: boolean): Promise<SyncRun> {
-    const { db, config, client } = this.deps;
-    const sources = await loadZoneSources(db, config, this.now());
-    const states = new Map((await db.dnsZoneState.findMany()).map((state) => [state.domain_id, state]));
+  private async runLocked(full: boolean, interrupt?: () => Promise<boolean>): Promise<SyncRun> {
     // Unlisted (PowerDNS down): every zone is then asked for, and the first failure ends the run.
-    const listed = await client.zones().catch(() => undefined);
+    const listed = await this.deps.client.zones().catch(() => undefined);
     const held = new Map((listed ?? []).map((zone) => [zone.name.toLowerCase(), zone]));
     const run: SyncRun = { full, zones: [] };
-    for (const source of sources) {
+    let view = await this.view();
+    for (let index = 0; index < view.sources.length; index++) {
+      if (full && interrupt && index % INTERRUPT_EVERY === 0 && index > 0 && (await interrupt())) {
+        view = await this.view();
+        if (await this.pass(view, held, listed !== undefined, false, run, 0)) return run;
+      }
+      if (await this.pass(view, held, listed !== undefined, full, run, index, index + 1)) return run;
+    }
+    if (listed) run.zones.push(...(await this.deleteOrphans(view.sources, held)));
+    return run;
+  }
+
+  // The desired side: every zone source, and the stored state of each.
+  private async view(): Promise<{ sources: DomainZone[]; states: Map<string, { zone_name: string; published_hash: string | null; last_error: string | null }> }> {
+    const sources = await loadZoneSources(this.deps.db, this.deps.config, this.now());
+    const states = new Map((await this.deps.db.dnsZoneState.findMany()).map((state) => [state.domain_id, state]));
+    return { sources, states };
+  }
+
+  /** Syncs view.sources[from, to): every zone when `full`, else those whose digest moved. True when the run must stop. */
+  private async pass(view: Awaited<ReturnType<DnsSync['view']>>, held: Map<string, { account: string }>, listed: boolean, full: boolean, run: SyncRun, from: number, to = view.sources.length): Promise<boolean> {
+    for (const source of view.sources.slice(from, to)) {
       if (source.conflict) {
         await this.recordConflict(source);
         continue;
       }
       const desired = desiredZone(source);
       const digest = zoneDigest(desired);
-      const state = states.get(source.domainId);
+      const state = view.states.get(source.domainId);
       // Unlisted, a zone published before is taken to be there still: only the zones that changed are tried.
       const present = listed ? held.get(absolute(source.zone))?.account === ZONE_ACCOUNT : true;
       if (!full && present && state?.zone_name === source.zone && state.published_hash === digest && !state.last_error) continue;
       const result = await this.syncZone(source, desired, digest);
       run.zones.push(result);
+      if (!result.error) {
+        view.states.set(source.domainId, { zone_name: source.zone, published_hash: digest, last_error: null });
+        held.set(absolute(source.zone), { account: ZONE_ACCOUNT });
+      }
       // PowerDNS unreachable or failing (after the client's retries): the other zones would fail the same way.
       if (result.retryable) {
         run.aborted = result.error;
-        return run;
+        return true;
       }
     }
-    if (listed) run.zones.push(...(await this.deleteOrphans(sources, held)));
-    return run;
+    return false;
   }
 
   /** Brings one zone to `desired`: create it, or PATCH the difference; records the attempt. */
