@@ -7,24 +7,37 @@ import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const SCHEMA = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql';
+const GEOIP_BACKEND = '/usr/lib/x86_64-linux-gnu/pdns/libgeoipbackend.so';
 const START_TIMEOUT_MS = 15000;
 const STOP_GRACE_MS = 5000;
-const INSTALL = 'apt-get install pdns-server pdns-backend-sqlite3 sqlite3';
+const INSTALL = 'apt-get install pdns-server pdns-backend-sqlite3 pdns-backend-geoip sqlite3';
 
-export type PowerDnsProcessOptions = { dir: string; dnsPort: number; apiPort: number; apiKey: string; bind?: string };
+/**
+ * `geoipDatabase`: a country database in the MaxMind GeoIP2 layout (country.iso_code, continent.code),
+ * which PowerDNS's geoip backend reads for the location functions of LUA records.
+ */
+export type PowerDnsProcessOptions = { dir: string; dnsPort: number; apiPort: number; apiKey: string; bind?: string; geoipDatabase?: string };
 
 /** Why PowerDNS cannot run here, with the command that fixes it; undefined when it can. */
 export function powerDnsMissing(): string | undefined {
   if (spawnSync('pdns_server', ['--version']).error) return `pdns_server is not installed (${INSTALL})`;
   if (spawnSync('sqlite3', ['-version']).error) return `sqlite3 is not installed (${INSTALL})`;
   if (spawnSync('test', ['-f', SCHEMA]).status !== 0) return `the PowerDNS sqlite3 backend is not installed (${INSTALL})`;
+  if (spawnSync('test', ['-f', GEOIP_BACKEND]).status !== 0) return `the PowerDNS geoip backend is not installed (${INSTALL})`;
   return undefined;
+}
+
+// The geoip backend answers nothing itself (no zones of its own): it gives LUA records country() and continent().
+function geoip(options: PowerDnsProcessOptions): string[] {
+  if (!options.geoipDatabase) return ['launch=gsqlite3'];
+  return ['launch=gsqlite3,geoip', `geoip-database-files=mmdb:${options.geoipDatabase}`, `geoip-zones-file=${path.join(options.dir, 'geoip-zones.yaml')}`];
 }
 
 function configuration(options: PowerDnsProcessOptions, database: string): string {
   const bind = options.bind ?? '127.0.0.1';
   return [
-    'launch=gsqlite3',
+    ...geoip(options),
+    'edns-subnet-processing=yes',
     `gsqlite3-database=${database}`,
     `local-address=${bind}`,
     `local-port=${options.dnsPort}`,
@@ -59,6 +72,7 @@ export class PowerDnsProcess {
       const created = spawnSync('sqlite3', [database], { input: await readFile(SCHEMA) });
       if (created.status !== 0) throw new Error(`sqlite3 could not create the PowerDNS database: ${created.stderr}`);
     }
+    if (options.geoipDatabase) await writeFile(path.join(options.dir, 'geoip-zones.yaml'), 'domains: []\n');
     await writeFile(path.join(options.dir, 'pdns.conf'), configuration(options, database));
     return new PowerDnsProcess(options);
   }

@@ -8,6 +8,9 @@ import { TestCore, type Json } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
 import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
 
+// Client locations of the geoip backend's database (documentation ranges): what dig's +subnet places the client in.
+const LOCATIONS: Record<string, [string, string]> = { '192.0.2.0/24': ['DE', 'EU'], '203.0.113.0/24': ['FR', 'EU'], '198.51.100.0/24': ['US', 'NA'], '100.64.0.0/24': ['JP', 'AS'] };
+
 // The whole publishing path against a real pdns_server: the core's DNS sync loop
 // (CDN_POWERDNS_API_URL set, a 1 s sync interval) and answers read with real DNS queries.
 describe('DNS publishing to PowerDNS', function () {
@@ -18,7 +21,7 @@ describe('DNS publishing to PowerDNS', function () {
   before(async function () {
     const missing = powerDnsMissing();
     if (missing) throw new Error(missing);
-    pdns = await PowerDnsServer.start();
+    pdns = await PowerDnsServer.start(LOCATIONS);
     core = await TestCore.start({ ...pdns.env, CDN_SYNC_INTERVAL_SECONDS: '1', CDN_DEFAULT_NAMESERVERS: 'ns1.platform.test,ns2.platform.test', CDN_POWERDNS_MAX_ATTEMPTS: '2' });
   });
 
@@ -145,6 +148,42 @@ describe('DNS publishing to PowerDNS', function () {
     await until('edge-b to leave the answers', () => a('www.pool.test'), ['198.51.100.1']);
   });
 
+  it('answers a geo-routed record per client country and continent, else its default', async () => {
+    const domain = await activeDomain('geo.test');
+    const record = (await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.1' }, 201)).data;
+    await core.put(`/api/v1/domains/${domain.id}/dns/records/${record.id}/geo-routes`, { routes: [
+      { scope: 'country', code: 'DE', target: '192.0.2.50' },
+      { scope: 'continent', code: 'EU', target: '192.0.2.51' },
+      { scope: 'default', target: '192.0.2.52' },
+    ] });
+    await until('the German answer', () => pdns.answersFrom('192.0.2.0/24', 'www.geo.test'), ['192.0.2.50']);
+    expect(await pdns.answersFrom('203.0.113.0/24', 'www.geo.test')).to.deep.equal(['192.0.2.51']);
+    expect(await pdns.answersFrom('198.51.100.0/24', 'www.geo.test')).to.deep.equal(['192.0.2.52']);
+    expect(await a('www.geo.test')).to.deep.equal(['192.0.2.52']);
+    // What PowerDNS gives back equals what was sent: no sync rewrites the LUA record.
+    const writes = () => core.db.dnsSyncEvent.count({ where: { zone_name: 'geo.test' } });
+    const before = await writes();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await writes()).to.equal(before);
+  });
+
+  it('answers a proxied name in geo routing with the pool edges of the client\'s country, else continent, else all', async () => {
+    const domain = await activeDomain('near.test');
+    const now = new Date();
+    await core.db.edgeNode.create({ data: { edge_id: 'edge-de', public_ip: '10.0.0.1', country: 'DE', health_status: 'healthy', last_heartbeat_at: now } });
+    await core.db.edgeNode.create({ data: { edge_id: 'edge-us', public_ip: '10.0.0.2', country: 'US', health_status: 'healthy', last_heartbeat_at: now } });
+    try {
+      await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'cdn', content: '192.0.2.1', proxied: true }, 201);
+      await until('the German edge for a German client', () => pdns.answersFrom('192.0.2.0/24', 'cdn.near.test'), ['10.0.0.1']);
+      expect(await pdns.answersFrom('203.0.113.0/24', 'cdn.near.test')).to.deep.equal(['10.0.0.1']);
+      expect(await pdns.answersFrom('198.51.100.0/24', 'cdn.near.test')).to.deep.equal(['10.0.0.2']);
+      const everyEdge = await pdns.answersFrom('100.64.0.0/24', 'cdn.near.test');
+      expect(everyEdge).to.include.members(['10.0.0.1', '10.0.0.2']);
+    } finally {
+      await core.db.edgeNode.deleteMany({ where: { edge_id: { in: ['edge-de', 'edge-us'] } } });
+    }
+  });
+
   it('repairs a record changed, added or switched off in PowerDNS behind its back', async () => {
     const domain = await activeDomain('drift.test');
     await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.50' }, 201);
@@ -218,7 +257,7 @@ describe('DNS publishing to PowerDNS', function () {
   });
 
   it('writes a change that arrives during a full sweep before the sweep reaches its zone', async () => {
-    const domains = [];
+    const domains: Json[] = [];
     for (let n = 0; n < 25; n++) domains.push(await activeDomain(`sweep${n}.test`));
     await until('the last sweep zone', () => answers(() => pdns.resolver().resolveNs('sweep24.test')).then((names) => (names === 'none' ? 'none' : 'ok')), 'ok');
     const config = loadConfig({ ...pdns.env, DATABASE_URL: core.databaseUrl });

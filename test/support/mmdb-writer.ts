@@ -77,16 +77,18 @@ export function writeMmdb(entries: Record<string, Record<string, Value>>, databa
       tree.writeUIntBE(record, position * 6 + side * 3, 3);
     });
   });
-  const metadata = encode({
-    node_count: count,
-    record_size: 24,
-    ip_version: 6,
-    database_type: databaseType,
-    languages: ['en'],
-    binary_format_major_version: 2,
-    binary_format_minor_version: 0,
-    build_epoch: BigInt(Math.floor(Date.now() / 1000)),
-    description: { en: 'test database' },
-  });
+  // libmaxminddb (PowerDNS's reader) insists on each metadata key's exact type: node_count a uint32, the others uint16.
+  const fields: [string, Buffer][] = [
+    ['node_count', unsigned(6, count)],
+    ['record_size', unsigned(5, 24)],
+    ['ip_version', unsigned(5, 6)],
+    ['database_type', encode(databaseType)],
+    ['languages', encode(['en'])],
+    ['binary_format_major_version', unsigned(5, 2)],
+    ['binary_format_minor_version', unsigned(5, 0)],
+    ['build_epoch', unsigned(9, BigInt(Math.floor(Date.now() / 1000)))],
+    ['description', encode({ en: 'test database' })],
+  ];
+  const metadata = Buffer.concat([control(7, fields.length), ...fields.flatMap(([key, value]) => [encode(key), value])]);
   return Buffer.concat([tree, Buffer.alloc(16), ...data, Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1'), metadata]);
 }

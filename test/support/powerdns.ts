@@ -1,12 +1,17 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { PowerDnsProcess } from '../../src/commands/powerdns-process.js';
 import { freePort } from './cluster.js';
+import { writeMmdb } from './mmdb-writer.js';
 
 export { powerDnsMissing } from '../../src/commands/powerdns-process.js';
+
+const run = promisify(execFile);
 
 /**
  * A real PowerDNS Authoritative server of a suite's own (src/commands/powerdns-process.ts)
@@ -19,9 +24,13 @@ export class PowerDnsServer {
     readonly dir: string,
   ) {}
 
-  static async start(): Promise<PowerDnsServer> {
+  /** `locations`: CIDR → [country, continent], written as the GeoIP2-layout database of the geoip backend. */
+  static async start(locations: Record<string, [string, string]> = {}): Promise<PowerDnsServer> {
     const dir = await mkdtemp(path.join(tmpdir(), 'cdn-pdns-'));
-    const process = await PowerDnsProcess.prepare({ dir, dnsPort: await freePort(), apiPort: await freePort(), apiKey: randomBytes(16).toString('hex') });
+    const geoipDatabase = path.join(dir, 'countries.mmdb');
+    const entries = Object.fromEntries(Object.entries(locations).map(([cidr, [country, continent]]) => [cidr, { country: { iso_code: country }, continent: { code: continent } }]));
+    await writeFile(geoipDatabase, writeMmdb(entries, 'GeoIP2-Country'));
+    const process = await PowerDnsProcess.prepare({ dir, dnsPort: await freePort(), apiPort: await freePort(), apiKey: randomBytes(16).toString('hex'), geoipDatabase });
     const server = new PowerDnsServer(process, dir);
     await server.resume();
     return server;
@@ -38,6 +47,12 @@ export class PowerDnsServer {
   /** The environment a core publishing to this server needs. */
   get env(): Record<string, string> {
     return { CDN_POWERDNS_API_URL: this.apiUrl, CDN_POWERDNS_API_KEY: this.apiKey };
+  }
+
+  /** The A (or other) answers of `name` for a client in `subnet` (EDNS Client Subnet, sent by dig), sorted. */
+  async answersFrom(subnet: string, name: string, type = 'A'): Promise<string[]> {
+    const { stdout } = await run('dig', [`@127.0.0.1`, '-p', String(this.process.options.dnsPort), '+short', '+tries=1', '+time=2', `+subnet=${subnet}`, name, type]);
+    return stdout.split('\n').filter(Boolean).sort();
   }
 
   /** A resolver that asks this server only. */

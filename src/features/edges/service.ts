@@ -124,6 +124,18 @@ export async function edgeDns(db: Db, freshSeconds: number, now = new Date()) {
   return { hostname: dns.proxied_hostname, ipv4: family(anycast.ipv4, ips.filter((ip) => isIPv4(ip))), ipv6: family(anycast.ipv6, ips.filter((ip) => isIPv6(ip))) };
 }
 
+/** The public addresses of the pool's edges per country they report (edges without a country are left out). */
+export async function edgeAddressesByCountry(db: Db, freshSeconds: number, now = new Date()): Promise<Record<string, { ipv4: string[]; ipv6: string[] }>> {
+  const byCountry: Record<string, { ipv4: string[]; ipv6: string[] }> = {};
+  for (const node of await poolMembers(db, freshSeconds, now)) {
+    if (!node.country || !node.public_ip) continue;
+    const entry = (byCountry[node.country.toUpperCase()] ??= { ipv4: [], ipv6: [] });
+    if (isIPv4(node.public_ip)) entry.ipv4.push(node.public_ip);
+    else if (isIPv6(node.public_ip)) entry.ipv6.push(node.public_ip);
+  }
+  return byCountry;
+}
+
 /** Countries served by edges in the pool, with how many edges each. */
 export async function edgeCountries(db: Db, freshSeconds: number, now = new Date()) {
   const counts = new Map<string, number>();

@@ -4,6 +4,7 @@
 // domain's routing instead of their own content: a proxied CNAME, apex or not,
 // is so flattened into A/AAAA. Behaviour: docs/dns-publishing.md.
 import { createHash } from 'node:crypto';
+import { geoRecordLua, poolLua, type GeoRoute } from './geo-lua.js';
 import { absolute, presentationContent, recordOwner } from './record-presentation.js';
 
 /** An RRset as published: absolute owner name, type, TTL and its contents in presentation format, sorted. */
@@ -18,8 +19,8 @@ export type ZoneRecord = {
   ttl: number;
   proxied: boolean;
   enabled: boolean;
-  /** A geo-routed record's default route target, published in place of its content. */
-  geoDefault?: string;
+  /** A geo-routed record's routes (stored order): it answers per client location, as a LUA record. */
+  geoRoutes?: GeoRoute[];
 };
 
 export type ZoneSource = {
@@ -28,8 +29,12 @@ export type ZoneSource = {
   /** The nameservers the domain is expected to delegate to (the apex NS set); the first is the SOA's primary. */
   nameservers: string[];
   records: ZoneRecord[];
-  /** The addresses proxied names answer, per family; null when the domain's routing is dns_only (proxied records then publish their own content). */
-  proxied: { ipv4: string[]; ipv6: string[] } | null;
+  /**
+   * The addresses proxied names answer, per family; null when the domain's routing is dns_only (proxied
+   * records then publish their own content). `byCountry`: the pool's edges per country, for answers by
+   * client location (geo routing without platform anycast).
+   */
+  proxied: ProxiedAddresses | null;
   soa: SoaSettings;
   nsTtl: number;
 };
@@ -73,12 +78,35 @@ class RrsetCollector {
 }
 
 // Proxied names answer the edges: the non-proxied A/AAAA of the same name give way (a CNAME cannot share a name).
-function publishProxied(collector: RrsetCollector, owners: Set<string>, proxied: { ipv4: string[]; ipv6: string[] }, notes: string[]): void {
+function publishProxied(collector: RrsetCollector, owners: Set<string>, proxied: ProxiedAddresses, notes: string[]): void {
   for (const owner of owners) {
-    for (const type of ['A', 'AAAA']) if (collector.drop(owner, type)) notes.push(`${owner} ${type}: its own records give way to the edge addresses of its proxied record`);
-    if (proxied.ipv4.length) collector.add(owner, 'A', PROXIED_TTL, proxied.ipv4);
-    if (proxied.ipv6.length) collector.add(owner, 'AAAA', PROXIED_TTL, proxied.ipv6);
+    for (const type of ['A', 'AAAA', 'LUA']) if (collector.drop(owner, type)) notes.push(`${owner} ${type}: its own records give way to the edge addresses of its proxied record`);
+    proxiedAnswers(collector, owner, proxied);
     if (!proxied.ipv4.length && !proxied.ipv6.length) notes.push(`${owner}: proxied, but no edge address to answer with (no edge in the pool and no anycast address)`);
+  }
+}
+
+export type ProxiedAddresses = { ipv4: string[]; ipv6: string[]; byCountry?: Record<string, { ipv4: string[]; ipv6: string[] }> };
+
+// By client location when edges report countries: one LUA record per family.
+function proxiedAnswers(collector: RrsetCollector, owner: string, proxied: ProxiedAddresses): void {
+  const countries = proxied.byCountry ?? {};
+  for (const [type, family] of [['A', 'ipv4'], ['AAAA', 'ipv6']] as const) {
+    if (!proxied[family].length) continue;
+    const perCountry = Object.fromEntries(Object.entries(countries).map(([country, addresses]) => [country, addresses[family]]));
+    const lua = Object.values(perCountry).some((addresses) => addresses.length) ? poolLua(type, perCountry, proxied[family]) : undefined;
+    if (lua) collector.add(owner, 'LUA', PROXIED_TTL, [lua]);
+    else collector.add(owner, type, PROXIED_TTL, proxied[family]);
+  }
+}
+
+// A name and type answered by LUA records answers nothing else of that type.
+function dropShadowedByLua(collector: RrsetCollector, notes: string[]): void {
+  for (const rrset of collector.sorted()) {
+    if (rrset.type !== 'LUA') continue;
+    for (const type of new Set(rrset.contents.map((content) => content.split(' ')[0]))) {
+      if (collector.drop(rrset.name, type)) notes.push(`${rrset.name} ${type}: its plain records give way to its geo-routed answers`);
+    }
   }
 }
 
@@ -107,8 +135,11 @@ export function desiredZone(source: ZoneSource): DesiredZone {
       notes.push(`${owner} CNAME: a CNAME cannot be published at the apex without the edge flattening it (routing is dns_only)`);
       continue;
     }
-    collector.add(owner, record.type, record.ttl, [presentationContent(record.type, record.geoDefault ?? record.content)]);
+    const lua = record.geoRoutes?.length && PROXIED_TYPES.has(record.type) ? geoRecordLua(record.type as 'A' | 'AAAA' | 'CNAME', record.geoRoutes) : undefined;
+    if (lua) collector.add(owner, 'LUA', record.ttl, [lua]);
+    else collector.add(owner, record.type, record.ttl, [presentationContent(record.type, record.content)]);
   }
+  dropShadowedByLua(collector, notes);
   if (source.proxied) publishProxied(collector, proxiedOwners, source.proxied, notes);
   return { zone, rrsets: collector.sorted(), notes };
 }

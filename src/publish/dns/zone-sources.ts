@@ -4,9 +4,9 @@
 import type { Config } from '../../config/load.js';
 import type { Db } from '../../db/client.js';
 import { groupByDomain } from '../../features/domains/group-by-domain.js';
-import { edgeDns } from '../../features/edges/service.js';
+import { edgeAddressesByCountry, edgeDns } from '../../features/edges/service.js';
 import { groupValues } from '../../features/settings/store.js';
-import type { SoaSettings, ZoneRecord, ZoneSource } from './desired-zone.js';
+import type { ProxiedAddresses, SoaSettings, ZoneRecord, ZoneSource } from './desired-zone.js';
 
 /** A zone source with the domain it belongs to; `conflict` names the domain that already publishes the same zone. */
 export type DomainZone = ZoneSource & { domainId: string; domain: string; conflict?: string };
@@ -15,7 +15,7 @@ type DomainRow = { id: string; domain: string; zone_name: string; status: ZoneSo
 
 const list = (stored: string | null) => (stored ? stored.split(',') : []);
 
-function proxiedAddresses(domain: DomainRow, platform: { ipv4: string[]; ipv6: string[] }, anycast: { ipv4: string[]; ipv6: string[] }): ZoneSource['proxied'] {
+function proxiedAddresses(domain: DomainRow, platform: ProxiedAddresses, anycast: { ipv4: string[]; ipv6: string[] }): ZoneSource['proxied'] {
   if (domain.routing_mode === 'dns_only') return null;
   if (domain.routing_mode === 'geo') return platform;
   const ipv4 = list(domain.anycast_ipv4);
@@ -32,25 +32,28 @@ export async function loadZoneSources(db: Db, config: Config, now = new Date(), 
     select: { id: true, domain: true, zone_name: true, status: true, routing_mode: true, anycast_ipv4: true, anycast_ipv6: true },
   })) as DomainRow[];
   const ids = domains.map((domain) => domain.id);
-  const [nameservers, records, dns, nsSettings, edges, anycast] = await Promise.all([
+  const [nameservers, records, dns, nsSettings, edges, anycast, byCountry] = await Promise.all([
     db.domainNameserver.findMany({ where: { domain_id: { in: ids }, kind: 'expected' }, orderBy: { hostname: 'asc' }, select: { domain_id: true, hostname: true } }),
     db.dnsRecord.findMany({
       where: { domain_id: { in: ids } },
-      select: { domain_id: true, name: true, type: true, content: true, ttl: true, proxied: true, enabled: true, routing_policy: true, geo_routes: { where: { scope: 'default' }, select: { target: true } } },
+      select: { domain_id: true, name: true, type: true, content: true, ttl: true, proxied: true, enabled: true, routing_policy: true, geo_routes: { orderBy: { position: 'asc' }, select: { scope: true, code: true, target: true } } },
     }),
     groupValues(db, 'dns'),
     groupValues(db, 'nameservers'),
     edgeDns(db, config.edgeHeartbeatFreshSeconds, now),
     groupValues(db, 'anycast'),
+    edgeAddressesByCountry(db, config.edgeHeartbeatFreshSeconds, now),
   ]);
   const soa: SoaSettings = { refresh: dns.soa_refresh as number, retry: dns.soa_retry as number, expire: dns.soa_expire as number, minimum: dns.soa_minimum as number, ttl: dns.soa_ttl as number };
-  const platform = { ipv4: edges.ipv4.addresses, ipv6: edges.ipv6.addresses };
+  // Platform anycast addresses bypass answers by location (SPEC.md, anycast settings).
+  const fromEdges = edges.ipv4.source === 'edges' && edges.ipv6.source === 'edges';
+  const platform: ProxiedAddresses = { ipv4: edges.ipv4.addresses, ipv6: edges.ipv6.addresses, ...(fromEdges ? { byCountry } : {}) };
   const platformAnycast = { ipv4: anycast.anycast_ipv4 as string[], ipv6: anycast.anycast_ipv6 as string[] };
   const claimed = new Map<string, string>();
   const recordsOf = groupByDomain(records);
   const nameserversOf = groupByDomain(nameservers);
   return domains.map((domain) => {
-    const zoneRecords: ZoneRecord[] = (recordsOf.get(domain.id) ?? []).map((record) => ({ name: record.name, type: record.type, content: record.content, ttl: record.ttl, proxied: record.proxied, enabled: record.enabled, ...(record.routing_policy === 'geo' && record.geo_routes[0] ? { geoDefault: record.geo_routes[0].target } : {}) }));
+    const zoneRecords: ZoneRecord[] = (recordsOf.get(domain.id) ?? []).map((record) => ({ name: record.name, type: record.type, content: record.content, ttl: record.ttl, proxied: record.proxied, enabled: record.enabled, ...(record.routing_policy === 'geo' && record.geo_routes.length ? { geoRoutes: record.geo_routes } : {}) }));
     const owner = claimed.get(domain.zone_name);
     if (!owner) claimed.set(domain.zone_name, domain.domain);
     return {

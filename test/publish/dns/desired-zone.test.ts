@@ -66,9 +66,30 @@ describe('desiredZone', () => {
     expect(zone.notes[0]).to.match(/CNAME cannot be published at the apex/);
   });
 
-  it('publishes a geo-routed record with its default route target', () => {
-    const zone = desiredZone(source({ records: [record({ name: 'geo', type: 'A', content: '192.0.2.1', geoDefault: '192.0.2.9' })] }));
-    expect(find(zone, 'geo.example.com.', 'A')!.contents).to.deep.equal(['192.0.2.9']);
+  it('publishes a geo-routed record as a LUA record, its plain records of the same type giving way', () => {
+    const zone = desiredZone(source({ records: [
+      record({ name: 'geo', type: 'A', content: '192.0.2.1', geoRoutes: [{ scope: 'default', code: null, target: '192.0.2.9' }, { scope: 'country', code: 'DE', target: '192.0.2.2' }] }),
+      record({ name: 'geo', type: 'A', content: '192.0.2.3' }),
+      record({ name: 'geo', type: 'TXT', content: 'kept' }),
+    ] }));
+    expect(find(zone, 'geo.example.com.', 'LUA')!.contents).to.deep.equal([`A ";if country('DE') then return {'192.0.2.2'} end return {'192.0.2.9'}"`]);
+    expect(find(zone, 'geo.example.com.', 'A')).to.equal(undefined);
+    expect(find(zone, 'geo.example.com.', 'TXT')!.contents).to.deep.equal(['"kept"']);
+    expect(zone.notes).to.deep.equal(['geo.example.com. A: its plain records give way to its geo-routed answers']);
+  });
+
+  it('answers proxied names by client location when pool edges report countries', () => {
+    const zone = desiredZone(source({
+      proxied: { ipv4: ['198.51.100.1', '198.51.100.2', '198.51.100.3'], ipv6: [], byCountry: { DE: { ipv4: ['198.51.100.1'], ipv6: [] }, FR: { ipv4: ['198.51.100.2'], ipv6: [] } } },
+      records: [record({ name: 'www', type: 'A', content: '192.0.2.1', proxied: true })],
+    }));
+    expect(find(zone, 'www.example.com.', 'A')).to.equal(undefined);
+    expect(find(zone, 'www.example.com.', 'LUA')).to.deep.equal({
+      name: 'www.example.com.',
+      type: 'LUA',
+      ttl: PROXIED_TTL,
+      contents: [`A ";if country('DE') then return {'198.51.100.1'} end if country('FR') then return {'198.51.100.2'} end if continent('EU') then return {'198.51.100.1','198.51.100.2'} end return {'198.51.100.1','198.51.100.2','198.51.100.3'}"`],
+    });
   });
 
   it('names .invalid as SOA primary when no platform nameserver is configured', () => {
