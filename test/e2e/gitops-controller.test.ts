@@ -77,6 +77,9 @@ describe('GitOps controller in the core', function () {
     expect((await core.get('/api/v1/domains?limit=500')).data.map((domain: Json) => domain.domain)).to.include.members(['shop.example', 'blog.example', 'api.example', 'docs.example', 'status.example']);
     const status = (await core.get('/api/v1/gitops/status')).data.repos[0];
     expect(status).to.include({ state: 'ok', last_good_commit: shas[0] });
+    // No PowerDNS in this suite: every zone of the run says publishing is off.
+    expect(status.dns.map((zone: Json) => zone.domain)).to.include.members(['shop.example', 'blog.example']);
+    expect(new Set(status.dns.map((zone: Json) => zone.status))).to.deep.equal(new Set(['off']));
   });
 
   it('converges to an edited and a deleted record after a signed push hook', async () => {

@@ -297,6 +297,25 @@ describe('DNS publishing to PowerDNS', function () {
     }
   });
 
+  it('shows a zone\'s publication state with its recent attempts, and the history of every zone', async () => {
+    const domain = await activeDomain('status.test');
+    const synced = await eventually('status.test in sync', async () => {
+      const zone = (await core.get(`/api/v1/domains/${domain.id}/dns/sync`)).data;
+      return zone.status === 'in_sync' ? zone : undefined;
+    });
+    expect(synced).to.include({ domain_id: domain.id, zone: 'status.test', last_error: null, failed_attempts: 0 });
+    expect(synced.recent_events[0]).to.include({ zone: 'status.test', action: 'create', success: true, status_code: null, attempts: 1 });
+    const failed = (await core.get('/api/v1/dns/sync-events?success=false&limit=5')).data;
+    expect(failed.every((event: Json) => event.success === false)).to.equal(true);
+    expect((await core.get('/api/v1/dns/sync-events?zone=status.test.')).data.map((event: Json) => event.action)).to.deep.equal(['create']);
+    expect((await core.get('/api/v1/dns/sync-events?success=maybe', 422)).field).to.equal('success');
+    await core.get('/api/v1/domains/no-such-domain/dns/sync', 404);
+    // A GitOps run that applied this domain shows whether its zone is published as it stands.
+    await core.post('/api/v1/gitops/runs', { repo: 'file:///dns-test.git', trigger: 'manual', status: 'applied', started_at: Math.floor(Date.now() / 1000), domains: [{ domain: 'status.test', action: 'update' }] }, 201);
+    const repo = (await core.get('/api/v1/gitops/status')).data.repos.find((entry: Json) => entry.repo === 'file:///dns-test.git');
+    expect(repo.dns).to.deep.equal([{ domain: 'status.test', zone: 'status.test', status: 'in_sync' }]);
+  });
+
   it('reports DNS sync health: counts without credentials, the loop with them', async () => {
     const health = await core.get('/cdn-health');
     expect(health.dns).to.include({ publishing: 'on', ok: true, failing: 0 });
@@ -327,6 +346,8 @@ describe('DNS publishing to PowerDNS', function () {
       expect((await unconfigured.get('/cdn-health')).dns).to.deep.equal({ publishing: 'off', ok: false, zones: 0, in_sync: 0, pending: 0, failing: 0, last_synced_at: null });
       expect((await unconfigured.get('/api/v1/overview')).data.dns).to.include({ publishing: 'off' });
       expect((await unconfigured.get('/api/v1/readiness')).dns).to.include({ publishing: 'off', loop: null });
+      const plain = await unconfigured.createDomain('unpublished.test');
+      expect((await unconfigured.get(`/api/v1/domains/${plain.id}/dns/sync`)).data).to.deep.include({ status: 'off', recent_events: [] });
     } finally {
       await unconfigured.stop();
     }

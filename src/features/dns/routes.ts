@@ -3,10 +3,11 @@ import { parsePaging } from '../../http/paging.js';
 import type { Route } from '../../http/route.js';
 import { cachedJson, VersionedCache } from '../../http/versioned-cache.js';
 import { createRecord, deleteRecord, listRecords, updateRecord } from './service.js';
+import { syncEvents, zoneSync } from './zone-sync.js';
 
 const RECORDS = '/api/v1/domains/:domainId/dns/records';
 
-/** DNS record CRUD under a domain. */
+/** DNS record CRUD under a domain, and how its zone is published. */
 export function dnsRoutes(deps: AppDeps): Route[] {
   // Record lists are read for every domain on each reconcile: served from memory while
   // the `dns_records` read version is unchanged.
@@ -52,5 +53,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
         return { ok: true };
       },
     },
+    { method: 'get', path: '/api/v1/domains/:domainId/dns/sync', auth: 'api', handler: async ({ db, params }) => ({ data: await zoneSync(db, deps.config, params.domainId) }) },
+    { method: 'get', path: '/api/v1/dns/sync-events', auth: 'api', handler: async ({ db, query }) => ({ data: await syncEvents(db, query, parsePaging(query)) }) },
   ];
 }

@@ -7,7 +7,7 @@ import { pushConcernsBranch, readPushPayload, verifyWebhook } from './webhook.js
 /** Controller run reports, status, and the push webhook that wakes the in-core controller. */
 export function gitopsRoutes(deps: AppDeps): Route[] {
   return [
-    { method: 'get', path: '/api/v1/gitops/status', auth: 'api', handler: async ({ db }) => ({ data: await gitopsStatus(db) }) },
+    { method: 'get', path: '/api/v1/gitops/status', auth: 'api', handler: async ({ db }) => ({ data: await gitopsStatus(db, deps.config) }) },
     { method: 'get', path: '/api/v1/gitops/runs', auth: 'api', handler: async ({ db, query }) => ({ data: await listRuns(db, parsePaging(query)) }) },
     {
       method: 'post',

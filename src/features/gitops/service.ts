@@ -1,4 +1,6 @@
+import type { Config } from '../../config/load.js';
 import type { Db } from '../../db/client.js';
+import { zoneStatuses } from '../dns/zone-sync.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 
@@ -51,14 +53,19 @@ export async function listRuns(db: Db, paging: Paging) {
 
 const HEALTHY = new Set(['applied', 'no_changes']);
 
+function domainsOf(run: RunRow): string[] {
+  return (run.domains as { domain?: unknown }[]).flatMap((entry) => (typeof entry?.domain === 'string' ? [entry.domain] : []));
+}
+
 /**
  * Per repository: the latest run, the commit last applied without errors (still
  * in force when later commits are rejected), and a state: ok, drifted (git-owned
  * items were changed through the API and left so), rejected (the newest commit
  * does not validate), failed/partial (apply errors) or refused (safety gate);
- * and the domains it owned whose file is gone, left in place (orphaned).
+ * and the domains it owned whose file is gone, left in place (orphaned); and the DNS
+ * publication status of the latest run's domains (dns).
  */
-export async function gitopsStatus(db: Db) {
+export async function gitopsStatus(db: Db, config: Config) {
   const repos = await db.gitopsRun.groupBy({ by: ['repo'], _max: { id: true } });
   const status = [];
   for (const repo of repos) {
@@ -72,6 +79,8 @@ export async function gitopsStatus(db: Db) {
       last_good_commit: good?.commit_sha ?? null,
       last_good_at: unixSeconds(good?.finished_at ?? null),
       orphaned: latest.orphaned as string[],
+      // Whether each domain of the latest run has its zone published as it stands (docs/dns-publishing.md).
+      dns: await zoneStatuses(db, config, domainsOf(latest)),
     });
   }
   return { repos: status };

@@ -5,9 +5,8 @@ import { warnings } from './warnings.js';
 
 /** The operations front page and its list of actionable warnings. */
 export function operationsRoutes(deps: AppDeps): Route[] {
-  const fresh = deps.config.edgeHeartbeatFreshSeconds;
   return [
     { method: 'get', path: '/api/v1/overview', auth: 'api', handler: async ({ db }) => ({ data: await overview(db, deps.config) }) },
-    { method: 'get', path: '/api/v1/overview/warnings', auth: 'api', handler: async ({ db }) => ({ data: await warnings(db, fresh) }) },
+    { method: 'get', path: '/api/v1/overview/warnings', auth: 'api', handler: async ({ db }) => ({ data: await warnings(db, deps.config) }) },
   ];
 }

@@ -1,3 +1,4 @@
+import type { Config } from '../../config/load.js';
 import type { Db } from '../../db/client.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { matchProblems } from '../../shared/rules/match-problems.js';
@@ -81,8 +82,8 @@ async function dnsProblems(db: Db): Promise<Warning[]> {
   return rows.map((zone) => ({ code: 'dns_sync_failing', severity: 'warning', message: `zone ${zone.zone_name} does not sync: ${zone.last_error}`, domain_id: zone.domain_id, detail: { attempts: zone.attempts } }));
 }
 
-async function gitopsProblems(db: Db): Promise<Warning[]> {
-  const { repos } = await gitopsStatus(db);
+async function gitopsProblems(db: Db, config: Config): Promise<Warning[]> {
+  const { repos } = await gitopsStatus(db, config);
   return repos
     .filter((repo) => repo.state !== 'ok')
     .map((repo) => ({
@@ -121,8 +122,9 @@ async function unusableRules(db: Db): Promise<Warning[]> {
 const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 };
 
 /** Actionable items, most severe first. */
-export async function warnings(db: Db, heartbeatFreshSeconds: number, now = new Date()) {
-  const groups = await Promise.all([gitopsProblems(db), publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
+export async function warnings(db: Db, config: Config, now = new Date()) {
+  const heartbeatFreshSeconds = config.edgeHeartbeatFreshSeconds;
+  const groups = await Promise.all([gitopsProblems(db, config), publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
   const list = groups.flat().sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   return { count: list.length, warnings: list };
 }
