@@ -40,6 +40,10 @@ export class PowerDnsServer {
     return this.process.apiUrl;
   }
 
+  get dnsPort(): number {
+    return this.process.options.dnsPort;
+  }
+
   get apiKey(): string {
     return this.process.options.apiKey;
   }
@@ -51,14 +55,14 @@ export class PowerDnsServer {
 
   /** The A (or other) answers of `name` for a client in `subnet` (EDNS Client Subnet, sent by dig), sorted. */
   async answersFrom(subnet: string, name: string, type = 'A'): Promise<string[]> {
-    const { stdout } = await run('dig', [`@127.0.0.1`, '-p', String(this.process.options.dnsPort), '+short', '+tries=1', '+time=2', `+subnet=${subnet}`, name, type]);
+    const { stdout } = await run('dig', [`@127.0.0.1`, '-p', String(this.dnsPort), '+short', '+tries=1', '+time=2', `+subnet=${subnet}`, name, type]);
     return stdout.split('\n').filter(Boolean).sort();
   }
 
   /** A resolver that asks this server only. */
   resolver(): Resolver {
     const resolver = new Resolver({ timeout: 2000, tries: 1 });
-    resolver.setServers([`127.0.0.1:${this.process.options.dnsPort}`]);
+    resolver.setServers([`127.0.0.1:${this.dnsPort}`]);
     return resolver;
   }
 
