@@ -85,6 +85,7 @@ export function validBodies(fixtures: SweepFixtures): Record<string, unknown> {
     'header-rule-create': { ...RULE_BASE('sweep-header-new'), phase: 'response', operation: 'set', header_name: 'X-Sweep', value: 'yes' },
     'ip-rule-create': { ...RULE_BASE('sweep-ip-new'), cidr: '192.0.2.0/24', action: 'block' },
     'legacy-rate-limit': { enabled: true, priority: 10, match: FULL_MATCH, ...RATE_LIMIT },
+    'nameservers-force-verify': { reason: 'delegation cannot be observed from here' },
     'origin-request': {
       host: 'origin2.sweep.example',
       scheme: 'https',

@@ -2,6 +2,7 @@
 // delegation check saw), force-verify (an admin takes an unobservable delegation
 // as verified) and reseed-expected (the expected set follows the platform's again).
 import type { Db } from '../../db/client.js';
+import { lockForWrite } from '../../db/write-lock.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { ValidationError } from '../../http/errors.js';
 import { compareDelegation, normalizeNameservers, type DelegationLookup } from './delegation.js';
@@ -52,8 +53,11 @@ export async function forceVerify(db: Db, id: string, reason: string, now = new 
  * POST /nameservers/reseed-expected: the expected set becomes the platform's
  * nameservers again. Rows of names in both sets are kept (first seen unchanged),
  * observed rows are never touched, the status does not move: the next check decides.
+ * Call it in a transaction (the audited route's), which the per-domain write lock lasts for.
  */
 export async function reseedExpected(db: Db, id: string, platform: string[], now = new Date()) {
+  // The same reseed sent many times at once: one after the other, each seeing the rows the last one left.
+  await lockForWrite(db, `nameservers:${id}`);
   const current = await findDomain(db, id);
   const before = hostnames(current.nameservers, 'expected');
   const after = normalizeNameservers(platform);

@@ -15,7 +15,8 @@ export type DomainCreate = {
   origin_shield_header_name?: string | null;
   origin_shield_secret?: string | null;
 };
-export type DomainUpdate = Partial<DomainCreate> & { status?: 'pending_nameserver' | 'active' | 'disabled' };
+type DomainStatus = 'pending_nameserver' | 'active' | 'disabled';
+export type DomainUpdate = Partial<DomainCreate> & { status?: DomainStatus };
 
 /** The nameserver rows a domain is read with. */
 export const WITH_NAMESERVERS = { nameservers: { select: { kind: true, hostname: true } } } as const;
@@ -130,7 +131,7 @@ async function recordObserved(db: Db, id: string, observed: string[], now: Date)
 
 // A domain an admin activated without observed delegation (override, force-verify) stays active until a
 // check sees its delegation match; only then does losing it send the domain back to pending.
-function nextStatus(status: string, delegated: boolean, override: boolean): string {
+function nextStatus(status: DomainStatus, delegated: boolean, override: boolean): DomainStatus {
   if (status === 'pending_nameserver' && delegated) return 'active';
   if (status === 'active' && !delegated && !override) return 'pending_nameserver';
   return status;
@@ -175,8 +176,9 @@ export async function verifyNameservers(db: Db, id: string, lookup: DelegationLo
     comparison = compareDelegation(expected, delegation.nameservers);
     const status = nextStatus(current.status, comparison.delegated, current.activation_override);
     if (comparison.delegated) Object.assign(data, { nameservers_verified_at: now, activation_override: false });
-    if (status !== current.status) Object.assign(data, { status, activated_at: status === 'active' ? now : null, activation_override: false });
-    if (status === 'active' && current.status === 'pending_nameserver') sslJobId = await queueManagedSsl(db, id, current.domain);
+    // Compare and set: of several checks at once, one moves the status (and queues the certificate).
+    const moved = status !== current.status && (await db.domain.updateMany({ where: { id, status: current.status }, data: { status, activated_at: status === 'active' ? now : null, activation_override: false } })).count === 1;
+    if (moved && status === 'active') sslJobId = await queueManagedSsl(db, id, current.domain);
   }
   const row = await db.domain.update({ where: { id }, data, include: WITH_NAMESERVERS });
   return { domain: serializeDomain(row), previousStatus: current.status, comparison, lookupError: delegation.known ? undefined : delegation.error, sslJobId };

@@ -190,6 +190,32 @@ describe('nameserver endpoints: verify, force-verify, reseed-expected, scheduled
     await core.patch('/api/v1/settings/nameservers', { hostnames: null });
   });
 
+  it('answers the same verify, reseed or force-verify sent 50 times at once with 200 each, leaving one set of rows', async () => {
+    const domain = await core.createDomain('parallel.example');
+    dns.delegations.set('parallel.example', ['ns1.cdn.test', 'ns3.other.test']);
+    const burst = async (path: string, body?: unknown, token = 'the-api-token') => {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(`${core.url}/api/v1/domains/${domain.id}/nameservers/${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })));
+      return answers.map((answer) => answer.status);
+    };
+    expect(new Set(await burst('verify'))).to.deep.equal(new Set([200]));
+    await core.patch('/api/v1/settings/nameservers', { hostnames: ['ns1.cdn.test', 'ns9.cdn.test'] });
+    expect(new Set(await burst('reseed-expected', undefined, session))).to.deep.equal(new Set([200]));
+    expect(new Set(await burst('force-verify', { reason: 'fifty at once' }, session))).to.deep.equal(new Set([200]));
+    const rows = await core.db.domainNameserver.findMany({ where: { domain_id: domain.id }, orderBy: [{ kind: 'asc' }, { hostname: 'asc' }], select: { kind: true, hostname: true } });
+    expect(rows.map((row) => `${row.kind} ${row.hostname}`)).to.deep.equal(['expected ns1.cdn.test', 'expected ns9.cdn.test', 'observed ns1.cdn.test', 'observed ns3.other.test']);
+    expect(await core.db.sslJob.count({ where: { domain_id: domain.id } })).to.equal(0);
+    await core.patch('/api/v1/settings/nameservers', { hostnames: null });
+  });
+
+  it('moves a domain and queues its certificate once when 50 checks see its delegation at the same time', async () => {
+    const domain = await core.createDomain('racing.example');
+    dns.delegations.set('racing.example', PLATFORM);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => core.post(`/api/v1/domains/${domain.id}/nameservers/verify`, undefined)));
+    expect(answers.filter((answer) => answer.data.ssl_job_id !== null)).to.have.length(1);
+    expect(await core.db.sslJob.count({ where: { domain_id: domain.id } })).to.equal(1);
+    expect((await core.get(`/api/v1/domains/${domain.id}`)).data.status).to.equal('active');
+  });
+
   it('checks due domains on schedule, moving their status and marking the config dirty', async () => {
     const { checkDueDomains } = await import('../../../src/features/domains/nameserver-checks.js');
     const { delegationLookup } = await import('../../../src/features/domains/delegation.js');
