@@ -232,6 +232,9 @@ describe('DNS publishing to PowerDNS', function () {
     const state = await eventually('the refusal to take over foreign.test', async () => (await core.db.dnsZoneState.findUnique({ where: { domain_id: claimed.id } }))?.last_error ?? undefined);
     expect(state).to.match(/not this control plane's/);
     expect((await pdns.api('GET', '/zones/foreign.test.')).json.account).to.equal('');
+    // Nothing was written: the refusal is on the zone state, not a failed event each run.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await core.db.dnsSyncEvent.count({ where: { zone_name: 'foreign.test' } })).to.equal(0);
     await core.delete(`/api/v1/domains/${claimed.id}`);
   });
 

@@ -20,12 +20,17 @@ export const ZONE_ACCOUNT = 'cdn-control-plane';
 const MAX_ERROR = 1000;
 /** A full run asks whether changes wait after this many zones. */
 const INTERRUPT_EVERY = 10;
+const MAX_BACKOFF_MS = 3600_000;
 
 export type ZoneAction = 'create' | 'patch' | 'delete' | 'none';
 export type ZoneSyncResult = { zone: string; domainId: string | null; action: ZoneAction; changes: number; error?: string; notes: string[]; retryable?: boolean };
 export type SyncRun = { full: boolean; zones: ZoneSyncResult[]; aborted?: string };
 
 type Attempt = { action: ZoneAction; changes: number };
+type ZoneState = { zone_name: string; desired_hash: string | null; published_hash: string | null; last_error: string | null; attempts: number; last_attempt_at: Date | null; refused: boolean };
+
+/** A zone PowerDNS holds under another account: left alone, reported on the zone state only (nothing was written). */
+class NotOursError extends Error {}
 
 function asRrsets(desired: DesiredZone): PowerDnsRrset[] {
   return desired.rrsets.map((rrset) => ({
@@ -64,10 +69,16 @@ export class DnsSync {
   }
 
   private async runLocked(full: boolean, interrupt?: () => Promise<boolean>): Promise<SyncRun> {
-    // Unlisted (PowerDNS down): every zone is then asked for, and the first failure ends the run.
-    const listed = await this.deps.client.zones().catch(() => undefined);
-    const held = new Map((listed ?? []).map((zone) => [zone.name.toLowerCase(), zone]));
     const run: SyncRun = { full, zones: [] };
+    // Unlisted because PowerDNS is down: every zone is then asked for, and the first failure ends the run.
+    // Refused (a wrong key or server id): no zone call could succeed, so none is made or recorded.
+    const listing = await this.deps.client.zones().then((zones) => ({ zones }), (error: unknown) => ({ error }));
+    if ('error' in listing && listing.error instanceof PowerDnsError && !listing.error.retryable) {
+      run.aborted = errorText(listing.error);
+      return run;
+    }
+    const listed = 'zones' in listing ? listing.zones : undefined;
+    const held = new Map((listed ?? []).map((zone) => [zone.name.toLowerCase(), zone]));
     let view = await this.view();
     for (let index = 0; index < view.sources.length; index++) {
       if (full && interrupt && index % INTERRUPT_EVERY === 0 && index > 0 && (await interrupt())) {
@@ -80,15 +91,36 @@ export class DnsSync {
     return run;
   }
 
-  // The desired side: every zone source, and the stored state of each.
-  private async view(): Promise<{ sources: DomainZone[]; states: Map<string, { zone_name: string; published_hash: string | null; last_error: string | null }> }> {
+  // The desired side: every zone source, and the stored state of each (refused: its last failure was PowerDNS's 4xx).
+  private async view(): Promise<{ sources: DomainZone[]; states: Map<string, ZoneState> }> {
     const sources = await loadZoneSources(this.deps.db, this.deps.config, this.now());
-    const states = new Map((await this.deps.db.dnsZoneState.findMany()).map((state) => [state.domain_id, state]));
+    const rows = await this.deps.db.dnsZoneState.findMany();
+    const refused = await this.refusedZones(rows.filter((row) => row.last_error).map((row) => row.domain_id));
+    const states = new Map(rows.map((row) => [row.domain_id, { ...row, refused: refused.has(row.domain_id) }]));
     return { sources, states };
   }
 
+  // Domains whose last write attempt PowerDNS refused as invalid (a 4xx other than 429).
+  private async refusedZones(failing: string[]): Promise<Set<string>> {
+    if (!failing.length) return new Set();
+    const rows = await this.deps.db.$queryRaw<{ domain_id: string; status_code: number | null }[]>`
+      SELECT DISTINCT ON (domain_id) domain_id, status_code FROM dns_sync_events
+      WHERE domain_id = ANY(${failing}::text[]) ORDER BY domain_id, id DESC`;
+    return new Set(rows.filter((row) => row.status_code !== null && row.status_code >= 400 && row.status_code < 500 && row.status_code !== 429).map((row) => row.domain_id));
+  }
+
+  /**
+   * A zone PowerDNS refused is not sent again unchanged on every run (each attempt is a failed
+   * event, kept for ever): only after CDN_SYNC_INTERVAL_SECONDS × 2^(attempts−1), at most an hour.
+   */
+  private backingOff(state: ZoneState, digest: string): boolean {
+    if (!state.refused || state.desired_hash !== digest || !state.last_attempt_at) return false;
+    const delayMs = Math.min(MAX_BACKOFF_MS, this.deps.config.syncIntervalSeconds * 1000 * 2 ** Math.max(0, state.attempts - 1));
+    return this.now().getTime() - state.last_attempt_at.getTime() < delayMs;
+  }
+
   /** Syncs view.sources[from, to): every zone when `full`, else those whose digest moved. True when the run must stop. */
-  private async pass(view: Awaited<ReturnType<DnsSync['view']>>, held: Map<string, { account: string }>, listed: boolean, full: boolean, run: SyncRun, from: number, to = view.sources.length): Promise<boolean> {
+  private async pass(view: { sources: DomainZone[]; states: Map<string, ZoneState> }, held: Map<string, { account: string }>, listed: boolean, full: boolean, run: SyncRun, from: number, to = view.sources.length): Promise<boolean> {
     for (const source of view.sources.slice(from, to)) {
       if (source.conflict) {
         await this.recordConflict(source);
@@ -100,10 +132,11 @@ export class DnsSync {
       // Unlisted, a zone published before is taken to be there still: only the zones that changed are tried.
       const present = listed ? held.get(absolute(source.zone))?.account === ZONE_ACCOUNT : true;
       if (!full && present && state?.zone_name === source.zone && state.published_hash === digest && !state.last_error) continue;
+      if (state && this.backingOff(state, digest)) continue;
       const result = await this.syncZone(source, desired, digest);
       run.zones.push(result);
       if (!result.error) {
-        view.states.set(source.domainId, { zone_name: source.zone, published_hash: digest, last_error: null });
+        view.states.set(source.domainId, { zone_name: source.zone, desired_hash: digest, published_hash: digest, last_error: null, refused: false, attempts: 0, last_attempt_at: this.now() });
         held.set(absolute(source.zone), { account: ZONE_ACCOUNT });
       }
       // PowerDNS unreachable or failing (after the client's retries): the other zones would fail the same way.
@@ -118,27 +151,30 @@ export class DnsSync {
   /** Brings one zone to `desired`: create it, or PATCH the difference; records the attempt. */
   private async syncZone(source: DomainZone, desired: DesiredZone, digest: string): Promise<ZoneSyncResult> {
     const started = Date.now();
-    let attempt: Attempt = { action: 'none', changes: 0 };
+    const step: { action: ZoneAction } = { action: 'patch' };
     try {
-      attempt = await this.write(source.zone, desired);
+      const attempt = await this.write(source.zone, desired, step);
       await this.recordSuccess(source, digest, attempt, Date.now() - started);
       return { zone: source.zone, domainId: source.domainId, ...attempt, notes: desired.notes };
     } catch (error) {
-      const failed = attempt.action === 'none' ? 'patch' : attempt.action;
-      await this.recordFailure(source, digest, failed, error, Date.now() - started);
+      const failed = step.action;
+      if (error instanceof NotOursError) await this.recordRefusal(source, error.message);
+      else await this.recordFailure(source, digest, failed, error, Date.now() - started);
       this.deps.logger.warn({ zone: source.zone, err: errorText(error) }, 'zone sync failed');
       return { zone: source.zone, domainId: source.domainId, action: failed, changes: 0, error: errorText(error), notes: desired.notes, retryable: error instanceof PowerDnsError && error.retryable };
     }
   }
 
-  private async write(zone: string, desired: DesiredZone): Promise<Attempt> {
+  // `step` says which write was under way when one fails.
+  private async write(zone: string, desired: DesiredZone, step: { action: ZoneAction }): Promise<Attempt> {
     const { client } = this.deps;
     const actual = await client.zone(zone);
     if (!actual) {
+      step.action = 'create';
       await client.createZone({ name: absolute(zone), account: ZONE_ACCOUNT, rrsets: asRrsets(desired) });
       return { action: 'create', changes: desired.rrsets.length };
     }
-    if (actual.account !== ZONE_ACCOUNT) throw new Error(`PowerDNS already has zone ${zone} under account ${JSON.stringify(actual.account)}: it is not this control plane's, so it is left alone`);
+    if (actual.account !== ZONE_ACCOUNT) throw new NotOursError(`PowerDNS already has zone ${zone} under account ${JSON.stringify(actual.account)}: it is not this control plane's, so it is left alone`);
     const changes = zoneChanges(desired.rrsets, actual.rrsets);
     if (changes.length) await client.patchZone(zone, changes);
     return { action: changes.length ? 'patch' : 'none', changes: changes.length };
@@ -184,7 +220,12 @@ export class DnsSync {
 
   // Two domains naming one zone: the older one publishes it, the other is reported and left out.
   private async recordConflict(source: DomainZone): Promise<void> {
-    const state = { zone_name: source.zone, last_attempt_at: this.now(), last_error: `zone ${source.zone} is already published for domain ${source.conflict}` };
+    await this.recordRefusal(source, `zone ${source.zone} is already published for domain ${source.conflict}`);
+  }
+
+  // A zone this control plane may not write: said on its state, with no event (no write was attempted).
+  private async recordRefusal(source: DomainZone, reason: string): Promise<void> {
+    const state = { zone_name: source.zone, last_attempt_at: this.now(), last_error: reason };
     await this.deps.db.dnsZoneState.upsert({ where: { domain_id: source.domainId }, create: { domain_id: source.domainId, ...state }, update: state });
   }
 
