@@ -104,6 +104,8 @@ function checkPowerDns(config: Config): void {
     throw new ConfigError(`CDN_POWERDNS_API_URL=${JSON.stringify(config.powerdnsApiUrl)} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('CDN_POWERDNS_API_URL must be an http or https URL');
+  // The URL is shown (connection test, logs); the secret belongs in CDN_POWERDNS_API_KEY.
+  if (url.username || url.password) throw new ConfigError('CDN_POWERDNS_API_URL must not carry a user or password (PowerDNS takes the key in CDN_POWERDNS_API_KEY)');
   if (!config.powerdnsApiKey) throw new ConfigError('CDN_POWERDNS_API_KEY must be set when CDN_POWERDNS_API_URL is');
   if (!/^[A-Za-z0-9._-]{1,128}$/.test(config.powerdnsServerId)) throw new ConfigError('CDN_POWERDNS_SERVER_ID must be letters, digits, dots, dashes or underscores');
 }

@@ -77,6 +77,7 @@ describe('configuration', () => {
     expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'not a url', CDN_POWERDNS_API_KEY: 'k' })).to.throw(ConfigError, /^CDN_POWERDNS_API_URL="not a url" is not a URL$/);
     expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'ftp://127.0.0.1', CDN_POWERDNS_API_KEY: 'k' })).to.throw(ConfigError, /must be an http or https URL/);
     expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'http://127.0.0.1:8081' })).to.throw(ConfigError, /CDN_POWERDNS_API_KEY must be set/);
+    expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'http://admin:s3cret@127.0.0.1:8081', CDN_POWERDNS_API_KEY: 'k' })).to.throw(ConfigError, /must not carry a user or password/);
     expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'http://127.0.0.1:8081', CDN_POWERDNS_API_KEY: 'k', CDN_POWERDNS_SERVER_ID: '../zones' })).to.throw(ConfigError, /CDN_POWERDNS_SERVER_ID/);
     expect(loadConfig({ CDN_POWERDNS_API_URL: 'http://127.0.0.1:8081', CDN_POWERDNS_API_KEY: 'k' })).to.include({ powerdnsServerId: 'localhost', powerdnsTimeoutMs: 5000, powerdnsMaxAttempts: 4 });
   });

@@ -23,11 +23,9 @@ function proxiedAddresses(domain: DomainRow, platform: ProxiedAddresses, anycast
   return { ipv4: ipv4.length ? ipv4 : anycast.ipv4, ipv6: ipv6.length ? ipv6 : anycast.ipv6 };
 }
 
-/** Every domain's zone source (oldest domain first), or only those of `domainIds`. */
-export async function loadZoneSources(db: Db, config: Config, now = new Date(), domainIds?: string[]): Promise<DomainZone[]> {
-  const where = domainIds ? { id: { in: domainIds } } : {};
+/** Every domain's zone source, oldest domain first. */
+export async function loadZoneSources(db: Db, config: Config, now = new Date()): Promise<DomainZone[]> {
   const domains = (await db.domain.findMany({
-    where,
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
     select: { id: true, domain: true, zone_name: true, status: true, routing_mode: true, anycast_ipv4: true, anycast_ipv6: true },
   })) as DomainRow[];
