@@ -23,6 +23,9 @@ export type ZoneRecord = {
   geoRoutes?: GeoRoute[];
 };
 
+/** Edge addresses per family; `byCountry`: the pool's edges per country they report. */
+export type ProxiedAddresses = { ipv4: string[]; ipv6: string[]; byCountry?: Record<string, { ipv4: string[]; ipv6: string[] }> };
+
 export type ZoneSource = {
   zone: string;
   status: 'pending_nameserver' | 'active' | 'disabled';
@@ -85,8 +88,6 @@ function publishProxied(collector: RrsetCollector, owners: Set<string>, proxied:
     if (!proxied.ipv4.length && !proxied.ipv6.length) notes.push(`${owner}: proxied, but no edge address to answer with (no edge in the pool and no anycast address)`);
   }
 }
-
-export type ProxiedAddresses = { ipv4: string[]; ipv6: string[]; byCountry?: Record<string, { ipv4: string[]; ipv6: string[] }> };
 
 // By client location when edges report countries: one LUA record per family.
 function proxiedAnswers(collector: RrsetCollector, owner: string, proxied: ProxiedAddresses): void {
