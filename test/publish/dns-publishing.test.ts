@@ -338,6 +338,11 @@ describe('DNS publishing to PowerDNS', function () {
       const refused = await wrongKey.post('/api/v1/settings/test/powerdns', undefined);
       expect(refused.data).to.include({ configured: true, reachable: true, key_accepted: false });
       expect(refused.data.error).to.match(/401/);
+      // The refused key stops every run before any zone: a critical warning says so.
+      const warning = await eventually('the publishing warning', async () => (await wrongKey.get('/api/v1/overview/warnings')).data.warnings.find((item: Json) => item.code === 'dns_publishing_failing'));
+      expect(warning).to.include({ severity: 'critical' });
+      expect(warning.message).to.match(/^DNS publishing to PowerDNS fails: GET \/zones: 401/);
+      expect(await wrongKey.db.dnsSyncEvent.count()).to.equal(0);
     } finally {
       await wrongKey.stop();
     }

@@ -7,6 +7,6 @@ import { warnings } from './warnings.js';
 export function operationsRoutes(deps: AppDeps): Route[] {
   return [
     { method: 'get', path: '/api/v1/overview', auth: 'api', handler: async ({ db }) => ({ data: await overview(db, deps.config) }) },
-    { method: 'get', path: '/api/v1/overview/warnings', auth: 'api', handler: async ({ db }) => ({ data: await warnings(db, deps.config) }) },
+    { method: 'get', path: '/api/v1/overview/warnings', auth: 'api', handler: async ({ db }) => ({ data: await warnings(db, deps.config, deps.dns?.loop?.status()) }) },
   ];
 }

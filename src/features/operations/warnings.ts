@@ -1,4 +1,5 @@
 import type { Config } from '../../config/load.js';
+import type { DnsSyncStatus } from '../../publish/dns/dns-sync-loop.js';
 import type { Db } from '../../db/client.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { matchProblems } from '../../shared/rules/match-problems.js';
@@ -77,6 +78,12 @@ async function publishProblems(db: Db, now: Date): Promise<Warning[]> {
   return warnings;
 }
 
+// A run that stopped before its end: no zone could be written (PowerDNS down, or refusing the key or server id).
+async function dnsPublishingProblems(loop: DnsSyncStatus | undefined): Promise<Warning[]> {
+  if (!loop?.last_aborted) return [];
+  return [{ code: 'dns_publishing_failing', severity: 'critical', message: `DNS publishing to PowerDNS fails: ${loop.last_aborted}`, detail: { last_run_at: loop.last_run_at } }];
+}
+
 async function dnsProblems(db: Db): Promise<Warning[]> {
   const rows = await db.dnsZoneState.findMany({ where: { last_error: { not: null } } });
   return rows.map((zone) => ({ code: 'dns_sync_failing', severity: 'warning', message: `zone ${zone.zone_name} does not sync: ${zone.last_error}`, domain_id: zone.domain_id, detail: { attempts: zone.attempts } }));
@@ -122,9 +129,9 @@ async function unusableRules(db: Db): Promise<Warning[]> {
 const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 };
 
 /** Actionable items, most severe first. */
-export async function warnings(db: Db, config: Config, now = new Date()) {
+export async function warnings(db: Db, config: Config, dnsLoop: DnsSyncStatus | undefined, now = new Date()) {
   const heartbeatFreshSeconds = config.edgeHeartbeatFreshSeconds;
-  const groups = await Promise.all([gitopsProblems(db, config), publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
+  const groups = await Promise.all([dnsPublishingProblems(dnsLoop), gitopsProblems(db, config), publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
   const list = groups.flat().sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   return { count: list.length, warnings: list };
 }

@@ -13,6 +13,8 @@ export type DnsSyncStatus = {
   /** How long the last full run took (every zone read back and compared). */
   last_full_run_ms: number | null;
   last_error: string | null;
+  /** Why the last run stopped before its end (PowerDNS down, or refusing the key or server id), else null. */
+  last_aborted: string | null;
   last_zones_written: number;
   last_zones_failed: number;
 };
@@ -31,6 +33,7 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
   let lastFullTry = 0;
   let lastFullRunMs: number | null = null;
   let lastError: string | null = null;
+  let lastAborted: string | null = null;
   let written = 0;
   let failed = 0;
   let running: Promise<void> | undefined;
@@ -45,6 +48,7 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
     written = run.zones.filter((zone) => !zone.error && zone.action !== 'none').length;
     failed = run.zones.filter((zone) => zone.error).length;
     lastError = run.aborted ?? run.zones.find((zone) => zone.error)?.error ?? null;
+    lastAborted = run.aborted ?? null;
     if (written || failed) logger.info({ full: run.full, written, failed, aborted: run.aborted }, 'dns sync run');
   };
 
@@ -90,7 +94,7 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
   timer.unref();
 
   return {
-    status: () => ({ enabled: true, last_run_at: seconds(lastRunAt), last_full_run_at: seconds(lastFullRunAt), last_full_run_ms: lastFullRunMs, last_error: lastError, last_zones_written: written, last_zones_failed: failed }),
+    status: () => ({ enabled: true, last_run_at: seconds(lastRunAt), last_full_run_at: seconds(lastFullRunAt), last_full_run_ms: lastFullRunMs, last_error: lastError, last_aborted: lastAborted, last_zones_written: written, last_zones_failed: failed }),
     async stop() {
       clearInterval(timer);
       await running;
