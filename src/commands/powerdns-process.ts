@@ -3,7 +3,8 @@
 // its HTTP API on loopback ports, LUA records on, no caches (answers change with
 // every sync). Needs Debian's pdns-server, pdns-backend-sqlite3 and sqlite3.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const SCHEMA = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql';
@@ -22,8 +23,8 @@ export type PowerDnsProcessOptions = { dir: string; dnsPort: number; apiPort: nu
 export function powerDnsMissing(): string | undefined {
   if (spawnSync('pdns_server', ['--version']).error) return `pdns_server is not installed (${INSTALL})`;
   if (spawnSync('sqlite3', ['-version']).error) return `sqlite3 is not installed (${INSTALL})`;
-  if (spawnSync('test', ['-f', SCHEMA]).status !== 0) return `the PowerDNS sqlite3 backend is not installed (${INSTALL})`;
-  if (spawnSync('test', ['-f', GEOIP_BACKEND]).status !== 0) return `the PowerDNS geoip backend is not installed (${INSTALL})`;
+  if (!existsSync(SCHEMA)) return `the PowerDNS sqlite3 backend is not installed (${INSTALL})`;
+  if (!existsSync(GEOIP_BACKEND)) return `the PowerDNS geoip backend is not installed (${INSTALL})`;
   return undefined;
 }
 
@@ -67,8 +68,7 @@ export class PowerDnsProcess {
   static async prepare(options: PowerDnsProcessOptions): Promise<PowerDnsProcess> {
     await mkdir(options.dir, { recursive: true });
     const database = path.join(options.dir, 'pdns.sqlite3');
-    const exists = await access(database).then(() => true, () => false);
-    if (!exists) {
+    if (!existsSync(database)) {
       const created = spawnSync('sqlite3', [database], { input: await readFile(SCHEMA) });
       if (created.status !== 0) throw new Error(`sqlite3 could not create the PowerDNS database: ${created.stderr}`);
     }

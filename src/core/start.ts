@@ -9,6 +9,7 @@ import { loadApiSchemas } from '../http/validation.js';
 import { ensureBootstrapAdmin } from '../features/admin/service.js';
 import { ensureBootstrapEdgeToken } from '../features/edges/tokens.js';
 import { startPublisher } from '../publish/publisher.js';
+import { BURST_TIMING } from '../publish/dirty.js';
 import { DnsSync } from '../publish/dns/dns-sync.js';
 import { startDnsSync, type DnsSyncLoop } from '../publish/dns/dns-sync-loop.js';
 import { powerDnsClient } from '../publish/dns/powerdns-connection.js';
@@ -70,7 +71,7 @@ function startDns(config: Config, connection: Connection, logger: Logger): DnsSy
   if (!client) return undefined;
   const sync = new DnsSync({ db: connection.prisma, pool: connection.pool, config, client, logger });
   logger.info({ url: config.powerdnsApiUrl, server: config.powerdnsServerId }, 'dns publishing to PowerDNS started');
-  return startDnsSync(connection.prisma, sync, logger, { tickMs: 250, quietMs: 300, maxWaitMs: 3000, fullEveryMs: config.syncIntervalSeconds * 1000 });
+  return startDnsSync(connection.prisma, sync, logger, { ...BURST_TIMING, fullEveryMs: config.syncIntervalSeconds * 1000 });
 }
 
 /** Connects (and migrates when CDN_AUTO_MIGRATE), bootstraps, and serves the API on CDN_BIND:CDN_CORE_PORT. */

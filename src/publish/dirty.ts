@@ -17,3 +17,12 @@ export async function markConfigDirty(db: Db, reason: string, now = new Date()):
       dirty_reason = EXCLUDED.dirty_reason,
       updated_at = EXCLUDED.updated_at`;
 }
+
+/** How the publisher and the DNS sync wait for a burst of changes: ticks, quiet time, and the longest wait after the first change. */
+export type BurstTiming = { tickMs: number; quietMs: number; maxWaitMs: number };
+export const BURST_TIMING: BurstTiming = { tickMs: 250, quietMs: 300, maxWaitMs: 3000 };
+
+/** True when the changes counted in `state` have settled: none for `quietMs`, or the first waited `maxWaitMs` already. */
+export function burstSettled(state: { updated_at: Date; dirty_since: Date | null }, timing: BurstTiming, now = Date.now()): boolean {
+  return now - state.updated_at.getTime() >= timing.quietMs || !state.dirty_since || now - state.dirty_since.getTime() >= timing.maxWaitMs;
+}

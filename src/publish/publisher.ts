@@ -7,6 +7,7 @@ import type { Db } from '../db/client.js';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { inTransaction } from '../db/transaction.js';
 import type { ActiveVersion } from './active-version.js';
+import { BURST_TIMING, burstSettled, type BurstTiming } from './dirty.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
 
 const gzipAsync = promisify(gzip);
@@ -120,16 +121,12 @@ export class ActiveSnapshotCache {
  * burst of writes to settle (`quietMs`, at most `maxWaitMs` after the first
  * change) and publishes once for the whole burst.
  */
-export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, logger: Logger, timing = { tickMs: 250, quietMs: 300, maxWaitMs: 3000 }): () => Promise<void> {
+export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, logger: Logger, timing: BurstTiming = BURST_TIMING): () => Promise<void> {
   let running: Promise<void> | undefined;
   const tick = async () => {
     const state = await db.publishState.findUnique({ where: { id: 1 } });
     const dirty = !state || state.active_version === null || state.change_seq > state.published_seq;
-    if (!dirty) return;
-    const now = Date.now();
-    const quiet = !state || now - state.updated_at.getTime() >= timing.quietMs;
-    const waitedEnough = !state?.dirty_since || now - state.dirty_since.getTime() >= timing.maxWaitMs;
-    if (!quiet && !waitedEnough) return;
+    if (!dirty || (state && !burstSettled(state, timing))) return;
     const result = await publishOnce(db, pool, config, defaults);
     if (result.outcome === 'published') logger.info({ version: result.version }, 'config snapshot published');
     else if (result.outcome === 'too_large') logger.error({ detail: result.detail }, 'config snapshot not published');

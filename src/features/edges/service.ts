@@ -112,28 +112,32 @@ export async function edgePools(db: Db, freshSeconds: number, now = new Date()) 
   return { shared: { members: members.map((node) => node.edge_id), healthy: members.length, total }, by_region: byRegion };
 }
 
+type Family = { source: 'anycast' | 'edges'; addresses: string[] };
+
 /**
  * The addresses a proxied record would publish now, per family: the platform
  * anycast addresses where configured, otherwise the public addresses of the
- * edges in the pool.
+ * edges in the pool; and the pool's edges per country they report, for answers
+ * by client location (edges without a country are left out).
  */
-export async function edgeDns(db: Db, freshSeconds: number, now = new Date()) {
-  const [members, anycast, dns] = await Promise.all([poolMembers(db, freshSeconds, now), anycastAddresses(db), groupValues(db, 'dns')]);
+export async function proxiedAddresses(db: Db, freshSeconds: number, now = new Date()): Promise<{ ipv4: Family; ipv6: Family; byCountry: Record<string, { ipv4: string[]; ipv6: string[] }> }> {
+  const [members, anycast] = await Promise.all([poolMembers(db, freshSeconds, now), anycastAddresses(db)]);
   const ips = members.map((node) => node.public_ip).filter((ip): ip is string => Boolean(ip));
-  const family = (anycastList: string[], fromEdges: string[]) => (anycastList.length ? { source: 'anycast', addresses: anycastList } : { source: 'edges', addresses: [...new Set(fromEdges)].sort() });
-  return { hostname: dns.proxied_hostname, ipv4: family(anycast.ipv4, ips.filter((ip) => isIPv4(ip))), ipv6: family(anycast.ipv6, ips.filter((ip) => isIPv6(ip))) };
-}
-
-/** The public addresses of the pool's edges per country they report (edges without a country are left out). */
-export async function edgeAddressesByCountry(db: Db, freshSeconds: number, now = new Date()): Promise<Record<string, { ipv4: string[]; ipv6: string[] }>> {
+  const family = (anycastList: string[], fromEdges: string[]): Family => (anycastList.length ? { source: 'anycast', addresses: anycastList } : { source: 'edges', addresses: [...new Set(fromEdges)].sort() });
   const byCountry: Record<string, { ipv4: string[]; ipv6: string[] }> = {};
-  for (const node of await poolMembers(db, freshSeconds, now)) {
+  for (const node of members) {
     if (!node.country || !node.public_ip) continue;
     const entry = (byCountry[node.country.toUpperCase()] ??= { ipv4: [], ipv6: [] });
     if (isIPv4(node.public_ip)) entry.ipv4.push(node.public_ip);
     else if (isIPv6(node.public_ip)) entry.ipv6.push(node.public_ip);
   }
-  return byCountry;
+  return { ipv4: family(anycast.ipv4, ips.filter((ip) => isIPv4(ip))), ipv6: family(anycast.ipv6, ips.filter((ip) => isIPv6(ip))), byCountry };
+}
+
+/** GET /edges/dns: the shared proxy hostname and the addresses proxied records publish now. */
+export async function edgeDns(db: Db, freshSeconds: number, now = new Date()) {
+  const [addresses, dns] = await Promise.all([proxiedAddresses(db, freshSeconds, now), groupValues(db, 'dns')]);
+  return { hostname: dns.proxied_hostname, ipv4: addresses.ipv4, ipv6: addresses.ipv6 };
 }
 
 /** Countries served by edges in the pool, with how many edges each. */

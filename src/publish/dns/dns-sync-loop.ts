@@ -4,6 +4,7 @@
 // repairs drift made in PowerDNS and follows edges joining or leaving the pool.
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
+import { burstSettled, type BurstTiming } from '../dirty.js';
 import type { DnsSync, SyncRun } from './dns-sync.js';
 
 export type DnsSyncStatus = {
@@ -21,7 +22,7 @@ export type DnsSyncStatus = {
 
 export type DnsSyncLoop = { status(): DnsSyncStatus; stop(): Promise<void> };
 
-export type DnsSyncTiming = { tickMs: number; quietMs: number; maxWaitMs: number; fullEveryMs: number };
+export type DnsSyncTiming = BurstTiming & { fullEveryMs: number };
 
 const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
 
@@ -52,14 +53,11 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
     if (written || failed) logger.info({ full: run.full, written, failed, aborted: run.aborted }, 'dns sync run');
   };
 
-  // A burst of writes settles (quietMs) before the run, but never waits more than maxWaitMs after its first change.
+  // The change counter moved since the last run, and its burst has settled (the publisher's rule).
   const changedAndSettled = async (): Promise<bigint | undefined> => {
     const state = await db.publishState.findUnique({ where: { id: 1 } });
     if (!state || state.change_seq === seenSeq) return undefined;
-    const now = Date.now();
-    const quiet = now - state.updated_at.getTime() >= timing.quietMs;
-    const waitedEnough = !state.dirty_since || now - state.dirty_since.getTime() >= timing.maxWaitMs;
-    return quiet || waitedEnough || seenSeq === undefined ? state.change_seq : undefined;
+    return seenSeq === undefined || burstSettled(state, timing) ? state.change_seq : undefined;
   };
 
   const tick = async () => {

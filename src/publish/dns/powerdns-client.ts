@@ -94,13 +94,8 @@ export class PowerDnsClient {
 
   /** The zone with its RRsets, or null when the server has no such zone. */
   async zone(name: string): Promise<PowerDnsZone | null> {
-    const answer = await this.call('GET', `/zones/${zoneId(name)}`, undefined, [200, 404, 422]);
-    // PowerDNS 4.x answers an unknown zone with 404, older ones with 422 "Could not find domain".
-    if (answer.status === 404 || answer.status === 422) {
-      if (answer.status === 422 && !/could not find/i.test(answer.detail)) throw new PowerDnsError(`GET zone ${name}: 422 ${answer.detail}`, 422, false, answer.attempts);
-      return null;
-    }
-    return answer.json as PowerDnsZone;
+    const answer = await this.call('GET', `/zones/${zoneId(name)}`, undefined, [200, 404]);
+    return answer.status === 404 ? null : (answer.json as PowerDnsZone);
   }
 
   /** Creates a native zone with its RRsets (the NS RRset among them); the serial follows SOA-EDIT-API DEFAULT from then on. */
@@ -119,7 +114,7 @@ export class PowerDnsClient {
     await this.call('DELETE', `/zones/${zoneId(name)}`, undefined, [204, 404]);
   }
 
-  private async call(method: string, path: string, body: unknown, expected: number[]): Promise<{ status: number; json: unknown; detail: string; attempts: number }> {
+  private async call(method: string, path: string, body: unknown, expected: number[]): Promise<{ status: number; json: unknown }> {
     const what = `${method} ${path || '/'}`;
     for (let attempt = 1; ; attempt++) {
       let response: Response;
@@ -131,21 +126,27 @@ export class PowerDnsClient {
           signal: AbortSignal.timeout(this.options.timeoutMs),
         });
       } catch (error) {
-        const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${this.options.timeoutMs} ms` : `${(error as Error).message}${(error as { cause?: { code?: string } }).cause?.code ? ` (${(error as { cause: { code: string } }).cause.code})` : ''}`;
-        if (attempt >= this.options.maxAttempts) throw new PowerDnsError(`${what}: ${reason}`, null, true, attempt);
+        if (attempt >= this.options.maxAttempts) throw new PowerDnsError(`${what}: ${this.noAnswer(error)}`, null, true, attempt);
         await this.sleep(this.delay(attempt));
         continue;
       }
       if (expected.includes(response.status)) {
         const text = await response.text();
         const json = response.status === 200 || response.status === 201 ? (text ? JSON.parse(text) : undefined) : undefined;
-        return { status: response.status, json, detail: json === undefined ? text.slice(0, MAX_DETAIL) : '', attempts: attempt };
+        return { status: response.status, json };
       }
       const detail = await errorDetail(response);
       const retryable = retryableStatus(response.status);
       if (!retryable || attempt >= this.options.maxAttempts) throw new PowerDnsError(`${what}: ${response.status} ${detail}`.trim(), response.status, retryable, attempt);
       await this.sleep(Math.min(this.backoff.maxMs, retryAfterMs(response) ?? this.delay(attempt)));
     }
+  }
+
+  // Why no answer came: the timeout, or fetch's error with its cause's code (ECONNREFUSED…).
+  private noAnswer(error: unknown): string {
+    const failure = error as Error & { cause?: { code?: string } };
+    if (failure.name === 'TimeoutError') return `no answer within ${this.options.timeoutMs} ms`;
+    return failure.cause?.code ? `${failure.message} (${failure.cause.code})` : failure.message;
   }
 
   // Full jitter (AWS architecture blog, "Exponential Backoff and Jitter"): spreads the retries of many zones apart.

@@ -4,7 +4,7 @@
 import type { Config } from '../../config/load.js';
 import type { Db } from '../../db/client.js';
 import { groupByDomain } from '../../features/domains/group-by-domain.js';
-import { edgeAddressesByCountry, edgeDns } from '../../features/edges/service.js';
+import { proxiedAddresses } from '../../features/edges/service.js';
 import { groupValues } from '../../features/settings/store.js';
 import type { ProxiedAddresses, SoaSettings, ZoneRecord, ZoneSource } from './desired-zone.js';
 
@@ -15,7 +15,7 @@ type DomainRow = { id: string; domain: string; zone_name: string; status: ZoneSo
 
 const list = (stored: string | null) => (stored ? stored.split(',') : []);
 
-function proxiedAddresses(domain: DomainRow, platform: ProxiedAddresses, anycast: { ipv4: string[]; ipv6: string[] }): ZoneSource['proxied'] {
+function proxiedFor(domain: DomainRow, platform: ProxiedAddresses, anycast: { ipv4: string[]; ipv6: string[] }): ZoneSource['proxied'] {
   if (domain.routing_mode === 'dns_only') return null;
   if (domain.routing_mode === 'geo') return platform;
   const ipv4 = list(domain.anycast_ipv4);
@@ -30,7 +30,7 @@ export async function loadZoneSources(db: Db, config: Config, now = new Date()):
     select: { id: true, domain: true, zone_name: true, status: true, routing_mode: true, anycast_ipv4: true, anycast_ipv6: true },
   })) as DomainRow[];
   const ids = domains.map((domain) => domain.id);
-  const [nameservers, records, dns, nsSettings, edges, anycast, byCountry] = await Promise.all([
+  const [nameservers, records, dns, nsSettings, edges] = await Promise.all([
     db.domainNameserver.findMany({ where: { domain_id: { in: ids }, kind: 'expected' }, orderBy: { hostname: 'asc' }, select: { domain_id: true, hostname: true } }),
     db.dnsRecord.findMany({
       where: { domain_id: { in: ids } },
@@ -38,15 +38,14 @@ export async function loadZoneSources(db: Db, config: Config, now = new Date()):
     }),
     groupValues(db, 'dns'),
     groupValues(db, 'nameservers'),
-    edgeDns(db, config.edgeHeartbeatFreshSeconds, now),
-    groupValues(db, 'anycast'),
-    edgeAddressesByCountry(db, config.edgeHeartbeatFreshSeconds, now),
+    proxiedAddresses(db, config.edgeHeartbeatFreshSeconds, now),
   ]);
   const soa: SoaSettings = { refresh: dns.soa_refresh as number, retry: dns.soa_retry as number, expire: dns.soa_expire as number, minimum: dns.soa_minimum as number, ttl: dns.soa_ttl as number };
   // Platform anycast addresses bypass answers by location (SPEC.md, anycast settings).
   const fromEdges = edges.ipv4.source === 'edges' && edges.ipv6.source === 'edges';
-  const platform: ProxiedAddresses = { ipv4: edges.ipv4.addresses, ipv6: edges.ipv6.addresses, ...(fromEdges ? { byCountry } : {}) };
-  const platformAnycast = { ipv4: anycast.anycast_ipv4 as string[], ipv6: anycast.anycast_ipv6 as string[] };
+  const platform: ProxiedAddresses = { ipv4: edges.ipv4.addresses, ipv6: edges.ipv6.addresses, ...(fromEdges ? { byCountry: edges.byCountry } : {}) };
+  // What an anycast-routed domain without addresses of its own falls back to, per family.
+  const platformAnycast = { ipv4: edges.ipv4.source === 'anycast' ? edges.ipv4.addresses : [], ipv6: edges.ipv6.source === 'anycast' ? edges.ipv6.addresses : [] };
   const claimed = new Map<string, string>();
   const recordsOf = groupByDomain(records);
   const nameserversOf = groupByDomain(nameservers);
@@ -61,7 +60,7 @@ export async function loadZoneSources(db: Db, config: Config, now = new Date()):
       status: domain.status,
       nameservers: (nameserversOf.get(domain.id) ?? []).map((row) => row.hostname),
       records: zoneRecords,
-      proxied: proxiedAddresses(domain, platform, platformAnycast),
+      proxied: proxiedFor(domain, platform, platformAnycast),
       soa,
       nsTtl: nsSettings.ns_ttl as number,
       ...(owner ? { conflict: owner } : {}),
