@@ -1,21 +1,12 @@
 // The two loads of `npm run bench:edge`, both driven by wrk (apt-get install wrk):
 // saturation (every connection back to back) for throughput, and a paced load below
 // saturation for the latency a proxy adds.
-import { spawn } from 'node:child_process';
+import { runWrk } from './wrk.js';
 
 export type WrkResult = { rps: number; p99Ms: number; failed: number; requests: number };
 export type PacedResult = { rps: number; p50Ms: number; p99Ms: number; failed: number };
 
 const PACED_SCRIPT = new URL('./paced.lua', import.meta.url).pathname;
-
-function runWrk(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('wrk', args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
 
 /** Every connection back to back for `seconds`: requests/s, p99 (ms) and the failed requests (non-2xx/3xx and socket errors). */
 export async function saturate(url: string, host: string, seconds: number, connections: number): Promise<WrkResult> {

@@ -9,6 +9,16 @@ const SCRIPT = new URL('./edge-poll.lua', import.meta.url).pathname;
 /** wrk's summary of a run, as edge-poll.lua prints it; latencies in microseconds. */
 export type PollResult = { requests: number; duration_us: number; http_errors: number; socket_errors: number; p50: number; p99: number; p999: number; max: number };
 
+/** Runs wrk with `args` to its end: its exit code and what it printed. */
+export function runWrk(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('wrk', args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
 /** Exits with instructions when wrk (Debian package `wrk`) is not installed. */
 export function requireWrk(): void {
   if (spawnSync('wrk', ['--version']).error) {
@@ -38,10 +48,7 @@ export async function pollWithWrk(base: string, options: { token: string; path: 
   try {
     await signRequests(file, options);
     const env = { ...process.env, EDGE_TOKEN: options.token, PULL_PATH: options.path, POLL_MS: String(options.pollMs), SIGNED_FILE: file };
-    const wrk = spawn('wrk', ['-t1', `-c${options.edges}`, `-d${options.seconds}s`, '--timeout', '5s', '-s', SCRIPT, base], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    wrk.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => wrk.once('exit', resolve));
+    const { code, output } = await runWrk(['-t1', `-c${options.edges}`, `-d${options.seconds}s`, '--timeout', '5s', '-s', SCRIPT, base], env);
     const summary = output.split('\n').find((line) => line.startsWith('{'));
     if (code !== 0 || !summary) throw new Error(`wrk failed (exit ${code}):\n${output}`);
     return JSON.parse(summary) as PollResult;
