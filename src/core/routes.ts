@@ -19,10 +19,11 @@ import { sslRoutes } from '../features/ssl/routes.js';
 import { edgeRoutes } from '../features/edges/routes.js';
 import { snapshotRoutes } from '../features/snapshots/routes.js';
 import { collectorRoutes } from '../features/collector/routes.js';
+import { batchRoute } from '../http/batch.js';
 
-/** Every route of the core API. */
+/** Every route of the core API, and the batch route that runs their audited writes in one transaction. */
 export function coreRoutes(deps: AppDeps): Route[] {
-  return [
+  const routes = [
     ...healthRoutes(deps),
     ...adminRoutes(deps),
     ...domainRoutes(deps),
@@ -43,4 +44,5 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...collectorRoutes(deps),
     ...auditRoutes(),
   ];
+  return [...routes, batchRoute(deps, routes)];
 }

@@ -4,11 +4,12 @@ import { RULE_PATHS } from './rule-paths.js';
 import type { DomainModel, Item } from './model.js';
 import type { Change, DomainPlan } from './plan.js';
 import { resolveSecret } from './secrets.js';
-import { RULE_SECTIONS, type RuleSection } from './spec.js';
+import { RULE_SECTIONS } from './spec.js';
 
 export type DomainResult = { domain: string; ok: boolean; applied: number; error?: string };
 
-type Context = { client: ApiClient; base: string; ids: Map<string, string>; env: NodeJS.ProcessEnv; progress: { applied: number } };
+/** One write of POST /api/v1/batch; `ref` names its result's id for later paths (`@{ref}`). */
+export type Operation = { ref?: string; method: 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string; body?: Item };
 
 function changed(change: Change): Item {
   return Object.fromEntries(change.fields.map((field) => [field.field, change.desired![field.field]]));
@@ -26,98 +27,76 @@ function routingBody(routing: Item): Item {
   return body;
 }
 
-async function call(context: Context, method: string, path: string, body?: unknown): Promise<any> {
-  const result = await context.client.request(method, `${context.base}${path}`, body);
-  context.progress.applied++;
-  return result;
-}
-
 function of(changes: Change[], resource: Change['resource'], action?: Change['action']): Change[] {
   return changes.filter((change) => change.resource === resource && (!action || change.action === action));
 }
 
-async function applyRecords(context: Context, changes: Change[]): Promise<void> {
-  // Deletes first: a CNAME may replace other records at the same name.
-  for (const change of of(changes, 'record', 'delete')) {
-    await call(context, 'DELETE', `/dns/records/${context.ids.get(`record ${change.key}`)}`);
-    context.ids.delete(`record ${change.key}`);
-  }
-  for (const change of of(changes, 'record', 'create')) {
-    const record = (await call(context, 'POST', '/dns/records', change.desired)).data;
-    context.ids.set(`record ${change.key}`, record.id);
-  }
-  for (const change of of(changes, 'record', 'update')) await call(context, 'PATCH', `/dns/records/${context.ids.get(`record ${change.key}`)}`, changed(change));
+function geoRouteBody(change: Change): Item {
+  return { routes: change.action === 'delete' ? [] : (change.desired!.routes as Item[]).map(({ code, ...route }) => (code ? { ...route, code } : route)) };
 }
 
-function recordIdFor(context: Context, geoKey: string): string | undefined {
-  for (const [key, id] of context.ids) if (key.startsWith('record ') && `${key.split(' ')[1]} ${key.split(' ')[2]}` === geoKey) return id;
-  return undefined;
-}
-
-async function applyGeoRoutes(context: Context, changes: Change[]): Promise<void> {
-  const deletedRecords = new Set(of(changes, 'record', 'delete').map((change) => change.key.split(' ').slice(0, 2).join(' ')));
-  for (const change of of(changes, 'geo_routes')) {
-    if (change.action === 'delete' && deletedRecords.has(change.key)) continue;
-    const id = recordIdFor(context, change.key);
-    if (!id) throw new Error(`no record for the geo routes of ${change.key}`);
-    await call(context, 'PUT', `/dns/records/${id}/geo-routes`, { routes: change.action === 'delete' ? [] : (change.desired!.routes as Item[]).map(({ code, ...route }) => (code ? { ...route, code } : route)) });
-  }
-}
-
-async function applyRules(context: Context, changes: Change[]): Promise<void> {
-  for (const section of RULE_SECTIONS as readonly RuleSection[]) {
-    const path = `/${RULE_PATHS[section]}`;
-    for (const change of of(changes, section, 'create')) await call(context, 'POST', path, change.desired);
-    for (const change of of(changes, section, 'update')) await call(context, 'PATCH', `${path}/${context.ids.get(`${section} ${change.key}`)}`, changed(change));
-    for (const change of of(changes, section, 'delete')) await call(context, 'DELETE', `${path}/${context.ids.get(`${section} ${change.key}`)}`);
-  }
-}
-
-async function applyOrigins(context: Context, changes: Change[], action: 'upsert' | 'delete'): Promise<void> {
-  if (action === 'delete') {
-    for (const change of of(changes, 'origin', 'delete')) await call(context, 'DELETE', `/origins/${context.ids.get(`origin ${change.key}`)}`);
-    return;
-  }
-  for (const change of of(changes, 'origin', 'create')) await call(context, 'POST', '/origins', change.desired);
-  for (const change of of(changes, 'origin', 'update')) await call(context, 'PATCH', `/origins/${context.ids.get(`origin ${change.key}`)}`, changed(change));
-}
-
-async function ensureDomain(client: ApiClient, plan: DomainPlan, desired: DomainModel, live: LiveDomain | undefined, env: NodeJS.ProcessEnv): Promise<{ id: string; applied: number }> {
-  if (plan.action === 'create') {
-    const created = (await client.request('POST', '/api/v1/domains', domainBody({ domain: desired.apex, ...desired.fields }, env))).data;
-    return { id: created.id, applied: 1 };
-  }
-  const update = of(plan.changes, 'domain', 'update')[0];
-  if (update) await client.request('PATCH', `/api/v1/domains/${live!.id}`, domainBody(changed(update), env));
-  return { id: live!.id, applied: update ? 1 : 0 };
+/** The record type and relative name a record key starts with (the identity of its geo routes). */
+function recordName(key: string): string {
+  return key.split(' ').slice(0, 2).join(' ');
 }
 
 /**
- * Applies one domain's plan through the API in dependency order: the domain,
- * origins, records (deletes first), geo routes, routing, cache, SSL, rules, then
- * origin deletes. Stops at the first failure of this domain and reports it.
+ * The writes that make one domain match its plan, in dependency order: the domain,
+ * origins, records (deletes first, so a CNAME can replace other records), geo routes,
+ * routing, cache, SSL, rules, then origin deletes. Ids the batch creates (the domain,
+ * new records) are named by refs, so the whole domain is one batch.
+ */
+export function domainOperations(plan: DomainPlan, desired: DomainModel, live: LiveDomain | undefined, env: NodeJS.ProcessEnv): Operation[] {
+  const operations: Operation[] = [];
+  const { changes } = plan;
+  if (plan.action === 'create') operations.push({ ref: 'domain', method: 'POST', path: '/api/v1/domains', body: domainBody({ domain: desired.apex, ...desired.fields }, env) });
+  const base = live ? `/api/v1/domains/${live.id}` : '/api/v1/domains/@{domain}';
+  for (const change of of(changes, 'domain', 'update')) operations.push({ method: 'PATCH', path: base, body: domainBody(changed(change), env) });
+  for (const change of of(changes, 'origin', 'create')) operations.push({ method: 'POST', path: `${base}/origins`, body: change.desired });
+  for (const change of of(changes, 'origin', 'update')) operations.push({ method: 'PATCH', path: `${base}/origins/${live!.ids.get(`origin ${change.key}`)}`, body: changed(change) });
+  const deleted = new Set(of(changes, 'record', 'delete').map((change) => `record ${change.key}`));
+  const recordIds = new Map<string, string>();
+  for (const [key, id] of live?.ids ?? []) if (key.startsWith('record ') && !deleted.has(key)) recordIds.set(recordName(key.slice('record '.length)), id);
+  for (const key of deleted) operations.push({ method: 'DELETE', path: `${base}/dns/records/${live!.ids.get(key)}` });
+  of(changes, 'record', 'create').forEach((change, index) => {
+    operations.push({ ref: `record${index}`, method: 'POST', path: `${base}/dns/records`, body: change.desired });
+    recordIds.set(recordName(change.key), `@{record${index}}`);
+  });
+  for (const change of of(changes, 'record', 'update')) {
+    const id = live!.ids.get(`record ${change.was ?? change.key}`)!;
+    operations.push({ method: 'PATCH', path: `${base}/dns/records/${id}`, body: changed(change) });
+    recordIds.set(recordName(change.key), id);
+  }
+  for (const change of of(changes, 'geo_routes')) {
+    const id = recordIds.get(change.key);
+    if (change.action === 'delete' && !id) continue;
+    operations.push({ method: 'PUT', path: `${base}/dns/records/${id}/geo-routes`, body: geoRouteBody(change) });
+  }
+  for (const change of of(changes, 'routing')) operations.push({ method: 'PATCH', path: `${base}/routing`, body: routingBody(change.desired!) });
+  for (const change of of(changes, 'cache')) operations.push({ method: 'PUT', path: `${base}/cache/settings`, body: change.desired });
+  for (const change of of(changes, 'ssl')) operations.push({ method: 'PATCH', path: `${base}/ssl/settings`, body: changed(change) });
+  for (const section of RULE_SECTIONS) {
+    const path = `${base}/${RULE_PATHS[section]}`;
+    for (const change of of(changes, section, 'create')) operations.push({ method: 'POST', path, body: change.desired });
+    for (const change of of(changes, section, 'update')) operations.push({ method: 'PATCH', path: `${path}/${live!.ids.get(`${section} ${change.key}`)}`, body: changed(change) });
+    for (const change of of(changes, section, 'delete')) operations.push({ method: 'DELETE', path: `${path}/${live!.ids.get(`${section} ${change.key}`)}` });
+  }
+  for (const change of of(changes, 'origin', 'delete')) operations.push({ method: 'DELETE', path: `${base}/origins/${live!.ids.get(`origin ${change.key}`)}` });
+  return operations;
+}
+
+/**
+ * Applies one domain's plan as one batch (one transaction in the core): it is applied
+ * whole or, on the first refused write, not at all, and the refusal is reported.
  */
 export async function applyDomainPlan(client: ApiClient, plan: DomainPlan, desired: DomainModel | undefined, live: LiveDomain | undefined, env: NodeJS.ProcessEnv): Promise<DomainResult> {
-  const progress = { applied: 0 };
   try {
-    if (plan.action === 'delete') {
-      await client.request('DELETE', `/api/v1/domains/${live!.id}`);
-      return { domain: plan.domain, ok: true, applied: 1 };
-    }
-    if (plan.action === 'unchanged' || plan.action === 'orphaned' || !desired) return { domain: plan.domain, ok: true, applied: 0 };
-    const domain = await ensureDomain(client, plan, desired, live, env);
-    const context: Context = { client, base: `/api/v1/domains/${domain.id}`, ids: new Map(live?.ids ?? []), env, progress };
-    progress.applied = domain.applied;
-    await applyOrigins(context, plan.changes, 'upsert');
-    await applyRecords(context, plan.changes);
-    await applyGeoRoutes(context, plan.changes);
-    for (const change of of(plan.changes, 'routing')) await call(context, 'PATCH', '/routing', routingBody(change.desired!));
-    for (const change of of(plan.changes, 'cache')) await call(context, 'PUT', '/cache/settings', change.desired);
-    for (const change of of(plan.changes, 'ssl')) await call(context, 'PATCH', '/ssl/settings', changed(change));
-    await applyRules(context, plan.changes);
-    await applyOrigins(context, plan.changes, 'delete');
-    return { domain: plan.domain, ok: true, applied: progress.applied };
+    if (plan.action === 'unchanged' || plan.action === 'orphaned') return { domain: plan.domain, ok: true, applied: 0 };
+    const operations: Operation[] = plan.action === 'delete' ? [{ method: 'DELETE', path: `/api/v1/domains/${live!.id}` }] : domainOperations(plan, desired!, live, env);
+    if (!operations.length) return { domain: plan.domain, ok: true, applied: 0 };
+    await client.request('POST', '/api/v1/batch', { operations });
+    return { domain: plan.domain, ok: true, applied: operations.length };
   } catch (error) {
-    return { domain: plan.domain, ok: false, applied: progress.applied, error: (error as Error).message };
+    return { domain: plan.domain, ok: false, applied: 0, error: (error as Error).message };
   }
 }

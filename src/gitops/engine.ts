@@ -3,7 +3,7 @@ import { applyDomainPlan, type DomainResult } from './apply.js';
 import { loadLiveDomains, type LiveDomain } from './live.js';
 import type { DesiredState } from './load.js';
 import { desiredModel, type DomainModel } from './model.js';
-import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Plan } from './plan.js';
+import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Change, type Plan } from './plan.js';
 
 export type PlannedState = { plan: Plan; desired: Map<string, DomainModel>; live: Map<string, LiveDomain>; safety?: string };
 
@@ -40,16 +40,19 @@ export async function buildPlan(client: ApiClient, state: DesiredState, previous
  * does not stop the others.
  */
 export async function applyPlan(client: ApiClient, planned: PlannedState, env: NodeJS.ProcessEnv = process.env): Promise<DomainResult[]> {
-  const settings: DomainResult[] = [];
-  for (const change of planned.plan.settings) {
-    const body = Object.fromEntries(change.fields.map((field) => [field.field, field.after]));
-    try {
-      await client.request('PATCH', `/api/v1/settings/${change.key}`, body);
-      settings.push({ domain: `settings/${change.key}`, ok: true, applied: 1 });
-    } catch (error) {
-      settings.push({ domain: `settings/${change.key}`, ok: false, applied: 0, error: (error as Error).message });
-    }
-  }
+  const settings = await applySettings(client, planned.plan.settings);
   const pending = planned.plan.domains.filter((domain) => domain.action !== 'unchanged' && domain.action !== 'orphaned');
   return [...settings, ...(await inBatches(pending, (domain) => applyDomainPlan(client, domain, planned.desired.get(domain.domain), planned.live.get(domain.domain), env)))];
+}
+
+// Every settings group in one batch: all of them change, or none.
+async function applySettings(client: ApiClient, changes: Change[]): Promise<DomainResult[]> {
+  if (!changes.length) return [];
+  const operations = changes.map((change) => ({ method: 'PATCH', path: `/api/v1/settings/${change.key}`, body: Object.fromEntries(change.fields.map((field) => [field.field, field.after])) }));
+  try {
+    await client.request('POST', '/api/v1/batch', { operations });
+    return changes.map((change) => ({ domain: `settings/${change.key}`, ok: true, applied: 1 }));
+  } catch (error) {
+    return changes.map((change) => ({ domain: `settings/${change.key}`, ok: false, applied: 0, error: (error as Error).message }));
+  }
 }

@@ -4,8 +4,11 @@ import { RULE_SECTIONS } from './spec.js';
 
 export type FieldChange = { field: string; before: unknown; after: unknown };
 export type Resource = 'settings' | 'domain' | 'routing' | 'cache' | 'ssl' | 'record' | 'geo_routes' | 'origin' | (typeof RULE_SECTIONS)[number];
-/** One planned change; `follows` marks a change forced by another one (never drift). */
-export type Change = { action: 'create' | 'update' | 'delete'; resource: Resource; key: string; fields: FieldChange[]; desired?: Item; follows?: string };
+/**
+ * One planned change; `follows` marks a change forced by another one (never drift), `was`
+ * the live identity of an item whose identity changes with the update (a record's content).
+ */
+export type Change = { action: 'create' | 'update' | 'delete'; resource: Resource; key: string; fields: FieldChange[]; desired?: Item; follows?: string; was?: string };
 export type Counts = { creates: number; updates: number; deletes: number; unchanged: number };
 export type DomainPlan = { domain: string; action: 'create' | 'update' | 'unchanged' | 'orphaned' | 'delete'; changes: Change[]; counts: Counts; liveItems: number };
 export type Plan = { settings: Change[]; domains: DomainPlan[]; counts: Counts };

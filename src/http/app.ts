@@ -67,23 +67,29 @@ function deepestPathId(params: Record<string, string>): string | undefined {
   return params.ruleId ?? params.recordId ?? params.originId ?? params.requestId ?? params.domainId;
 }
 
-async function runAudited(route: Route, context: RouteContext, prisma: Db): Promise<unknown> {
+/** Runs an audited route's handler on `tx` and writes its audit event there (the caller holds the transaction). */
+export async function runAuditedStep(route: Route, context: RouteContext, tx: Db): Promise<unknown> {
   const audit = route.audit!;
+  const scoped = { ...context, db: tx };
+  const result = (await route.handler(scoped)) as { data?: { id?: unknown; domain_id?: unknown } } | undefined;
+  const targetId = audit.targetId?.(scoped, result) ?? (typeof result?.data?.id === 'string' ? result.data.id : deepestPathId(context.params));
+  const domainId = context.params.domainId ?? (audit.target === 'domain' ? targetId : undefined);
+  await writeAudit(tx, {
+    actor: context.actor,
+    action: audit.action,
+    targetType: audit.target,
+    targetId,
+    domainId,
+    requestId: context.requestId,
+    detail: context.sent && Object.keys(context.sent).length > 0 ? { body: redactSecrets(context.sent) } : {},
+  });
+  return result;
+}
+
+async function runAudited(route: Route, context: RouteContext, prisma: Db): Promise<unknown> {
   return prisma.$transaction(async (tx) => {
-    const scoped = { ...context, db: tx as unknown as Db };
-    const result = (await route.handler(scoped)) as { data?: { id?: unknown; domain_id?: unknown } } | undefined;
-    const targetId = audit.targetId?.(scoped, result) ?? (typeof result?.data?.id === 'string' ? result.data.id : deepestPathId(context.params));
-    const domainId = context.params.domainId ?? (audit.target === 'domain' ? targetId : undefined);
-    await writeAudit(tx as unknown as Db, {
-      actor: context.actor,
-      action: audit.action,
-      targetType: audit.target,
-      targetId,
-      domainId,
-      requestId: context.requestId,
-      detail: context.sent && Object.keys(context.sent).length > 0 ? { body: redactSecrets(context.sent) } : {},
-    });
-    if (route.publishes) await markConfigDirty(tx as unknown as Db, audit.action);
+    const result = await runAuditedStep(route, context, tx as unknown as Db);
+    if (route.publishes) await markConfigDirty(tx as unknown as Db, route.audit!.action);
     return result;
   }, AUDIT_TRANSACTION);
 }

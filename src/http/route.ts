@@ -53,6 +53,8 @@ export type Route = {
   status?: number;
   /** Audited routes run in one transaction with their audit event. */
   audit?: AuditSpec;
+  /** The handler takes its own lock and transaction (not the request's), so it cannot run in a batch. */
+  ownTransaction?: boolean;
   /** The change affects what edges or DNS serve: the published config is marked dirty in the same transaction. */
   publishes?: boolean;
   /**

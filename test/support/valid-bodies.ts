@@ -52,6 +52,7 @@ export function validBodies(fixtures: SweepFixtures): Record<string, unknown> {
     },
     'dns-record-create': { type: 'A', name: 'api', content: '192.0.2.20', ttl: 300, proxied: false, routing_policy: 'simple', enabled: true, comment: 'sweep' },
     'domain-activate': { override: true },
+    'batch-request': { operations: [{ ref: 'batch', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch.example' } }, { method: 'POST', path: '/api/v1/domains/@{batch}/dns/records', body: { type: 'A', name: 'www', content: '192.0.2.9' } }] },
     'domain-create': { domain: 'other.example', name: 'other', display_name: 'Other', zone_name: 'other.example', origin_shield_header_name: 'X-Shield', origin_shield_secret: 'secret-value-1' },
     'domain-update': { name: 'sweep', display_name: 'Sweep', status: 'active', origin_shield_header_name: 'X-Shield', origin_shield_secret: 'secret-value-2' },
     'edge-heartbeat': {

@@ -97,6 +97,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/config/snapshots/:version/rollback',
       auth: 'api',
       audit: { action: 'snapshot.rollback', target: 'config_snapshot', targetId: ({ params }) => params.version },
+      ownTransaction: true,
       // Runs outside the request transaction: it takes the publisher's lock and its own transaction.
       handler: async ({ params }) => {
         assertHistory(deps);
@@ -108,6 +109,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/config/snapshots/rebuild',
       auth: 'api',
       audit: { action: 'snapshot.rebuild', target: 'config_snapshot', targetId: () => 'active' },
+      ownTransaction: true,
       // The publisher takes its own lock and transaction, so it runs outside the request's audit transaction.
       handler: async () => ({ data: await publishOnce(deps.prisma, deps.pool, deps.config, defaults, { force: true, source: 'rebuild' }) }),
     },

@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import { TestCore, type Json } from '../support/core.js';
+
+const TOKEN = 'batch-token';
+
+describe('POST /api/v1/batch', function () {
+  this.timeout(60000);
+  let core: TestCore;
+
+  const changeSeq = async () => Number((await core.db.publishState.findUnique({ where: { id: 1 } }))?.change_seq ?? 0n);
+  const domainNamed = (apex: string) => core.db.domain.findFirst({ where: { domain: apex } });
+
+  before(async () => {
+    core = await TestCore.start({ CDN_API_TOKEN: TOKEN });
+    core.token = TOKEN;
+  });
+  after(async () => core.stop());
+
+  it('runs the writes in order in one transaction: refs name created ids, each write is audited, the config is marked dirty once', async () => {
+    const before = await changeSeq();
+    const answer = await core.post(
+      '/api/v1/batch',
+      {
+        operations: [
+          { ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch-one.example' } },
+          { ref: 'www', method: 'POST', path: '/api/v1/domains/@{d}/dns/records', body: { type: 'A', name: 'www', content: '192.0.2.10' } },
+          { method: 'PATCH', path: '/api/v1/domains/@{d}/dns/records/@{www}', body: { ttl: 900 } },
+          { method: 'PUT', path: '/api/v1/domains/@{d}/dns/records/@{www}/geo-routes', body: { routes: [{ scope: 'default', target: '192.0.2.11' }] } },
+          { method: 'POST', path: '/api/v1/domains/@{d}/redirects', body: { name: 'old', match: { paths: [{ kind: 'exact', value: '/old' }] }, target: '/new' } },
+        ],
+      },
+      200,
+      { headers: { 'x-request-id': 'batch-request-1' } },
+    );
+    const results = answer.data.results as Json[];
+    expect(results.map((result) => result.status)).to.deep.equal([201, 201, 200, 200, 201]);
+    expect(results[2].body.data).to.include({ name: 'www', ttl: 900 });
+    const domain = results[0].body.data;
+    const audit = await core.db.auditEvent.findMany({ where: { request_id: 'batch-request-1' }, orderBy: { id: 'asc' } });
+    expect(audit.map((event) => event.action)).to.deep.equal(['domain.create', 'dns_record.create', 'dns_record.update', 'geo_routes.replace', 'redirect.create']);
+    expect(audit.every((event) => event.domain_id === domain.id)).to.equal(true);
+    expect(await changeSeq()).to.equal(before + 1);
+  });
+
+  it('leaves everything as it was when a write fails, and names the operation and its field', async () => {
+    const answer = await core.post(
+      '/api/v1/batch',
+      {
+        operations: [
+          { ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch-two.example' } },
+          { method: 'POST', path: '/api/v1/domains/@{d}/dns/records', body: { type: 'A', name: 'www', content: '192.0.2.10' } },
+          { method: 'POST', path: '/api/v1/domains/@{d}/dns/records', body: { type: 'A', name: 'bad', content: '999.1.1.1' } },
+        ],
+      },
+      422,
+    );
+    expect(answer.field).to.equal('operations[2].body.content');
+    expect(answer.operation).to.equal(2);
+    expect(answer.detail).to.match(/^operation 2 \(POST \/api\/v1\/domains\/@\{d\}\/dns\/records\): /);
+    expect(await domainNamed('batch-two.example')).to.equal(null);
+  });
+
+  it('answers a schema problem of one operation with its path under operations[i].body', async () => {
+    const id = (await domainNamed('batch-one.example'))!.id;
+    const answer = await core.post('/api/v1/batch', { operations: [{ method: 'POST', path: `/api/v1/domains/${id}/dns/records`, body: { type: 'A', name: 'x', content: '192.0.2.1', ttl: 5 } }] }, 422);
+    expect(answer.field).to.equal('operations[0].body.ttl');
+    await core.post('/api/v1/batch', { operations: [{ method: 'POST', path: `/api/v1/domains/${id}/dns/records` }] }, 422);
+  });
+
+  it('refuses what is not an audited control-plane write, an unknown ref, and an admin-session write sent with the API token', async () => {
+    const id = (await domainNamed('batch-one.example'))!.id;
+    const refused = [
+      { method: 'POST', path: '/api/v1/edges/heartbeat', body: {} },
+      { method: 'POST', path: '/api/v1/config/snapshots/rebuild' },
+      { method: 'POST', path: '/api/v1/batch', body: { operations: [] } },
+      { method: 'DELETE', path: '/api/v1/domains/@{nothing}' },
+      { method: 'PATCH', path: '/api/v1/domains/%E0%A4%A' },
+    ];
+    for (const operation of refused) {
+      const answer = await core.post('/api/v1/batch', { operations: [operation] }, 422);
+      expect(answer.field, JSON.stringify(operation)).to.equal('operations[0].path');
+    }
+    const forbidden = await core.post('/api/v1/batch', { operations: [{ method: 'POST', path: `/api/v1/domains/${id}/nameservers/force-verify`, body: { reason: 'test' } }] }, 403);
+    expect(forbidden.field).to.equal('operations[0]');
+    await core.post('/api/v1/batch', { operations: [{ method: 'GET', path: '/api/v1/domains' }] }, 422);
+    await core.post('/api/v1/batch', { operations: [] }, 422);
+    await core.post('/api/v1/batch', { operations: Array.from({ length: 1001 }, () => ({ method: 'DELETE', path: `/api/v1/domains/${id}` })) }, 422);
+    await core.post('/api/v1/batch', { operations: [{ method: 'DELETE', path: '/api/v1/domains/a\u0000b' }] }, 422);
+    await core.post('/api/v1/batch', { operations: [{ method: 'DELETE', path: `/api/v1/domains/${id}` }] }, 401, { token: 'wrong' });
+    expect(await domainNamed('batch-one.example')).to.not.equal(null);
+  });
+
+  it('creates a domain once when the same batch is sent 50 times in parallel, and never answers 5xx', async () => {
+    const body = { operations: [{ ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch-race.example' } }, { method: 'POST', path: '/api/v1/domains/@{d}/origins', body: { host: 'origin.batch-race.example' } }] };
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, async () => (await fetch(`${core.url}/api/v1/batch`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).status),
+    );
+    expect(statuses.filter((status) => status === 200)).to.have.length(1);
+    expect(statuses.every((status) => status === 200 || status === 422), statuses.join(',')).to.equal(true);
+    const domain = (await domainNamed('batch-race.example'))!;
+    expect(await core.db.origin.count({ where: { domain_id: domain.id } })).to.equal(1);
+  });
+});
