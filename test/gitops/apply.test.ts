@@ -138,6 +138,22 @@ describe('plan and apply against a live core', function () {
     expect((await core.get(`/api/v1/domains/${blog}/dns/records`)).data.find((record: Json) => record.name === '@').ttl).to.equal(900);
   });
 
+  it('applies a domain whole or not at all: a write the API refuses leaves the domain exactly as it was', async () => {
+    const status = await domainId('status.example');
+    await core.post(`/api/v1/domains/${status}/dns/records`, { type: 'A', name: 'conflict', content: '192.0.2.60' }, 201);
+    await edit('domains/status.example.yaml', (text) =>
+      text.replace('{ type: TXT, name: "@", content: "status page, do not proxy" }', '{ type: TXT, name: "@", content: "status page, do not proxy", ttl: 120 }\n  - { type: CNAME, name: conflict, content: elsewhere.example.net }\norigins:\n  - { host: status-origin.example.net }'),
+    );
+    const liveBefore = (await core.get(`/api/v1/domains/${status}/dns/records`)).data;
+    const { results } = await apply();
+    const failed = results.find((result) => result.domain === 'status.example')!;
+    expect(failed.ok).to.equal(false);
+    expect(failed.error).to.match(/operation \d+ \(POST \/api\/v1\/domains\/[^/]+\/dns\/records\): a CNAME cannot share the name conflict/);
+    expect((await core.get(`/api/v1/domains/${status}/dns/records`)).data).to.deep.equal(liveBefore);
+    expect((await core.get(`/api/v1/domains/${status}/origins`)).data).to.deep.equal([]);
+    await edit('domains/status.example.yaml', (text) => text.replace(', ttl: 120 }\n  - { type: CNAME, name: conflict, content: elsewhere.example.net }\norigins:\n  - { host: status-origin.example.net }', ' }'));
+  });
+
   it('refuses a plan that deletes more than max_delete_percent of the live items', async () => {
     await edit('domains/shop.example.yaml', (text) => text.replace(/records:\n(  - .*\n)+/, 'records: []\n').replace(/geo_routes:\n(  .*\n)+/, ''));
     await edit('cdn-gitops.yaml', (text) => text.replace('max_delete_percent: 25', 'max_delete_percent: 5'));
