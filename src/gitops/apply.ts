@@ -2,7 +2,7 @@ import type { ApiClient } from './api-client.js';
 import type { LiveDomain } from './live.js';
 import { RULE_PATHS } from './rule-paths.js';
 import type { DomainModel, Item } from './model.js';
-import type { Change, DomainPlan } from './plan.js';
+import { recordName, topField, type Change, type DomainPlan } from './plan.js';
 import { resolveSecret } from './secrets.js';
 import { RULE_SECTIONS } from './spec.js';
 
@@ -11,8 +11,9 @@ export type DomainResult = { domain: string; ok: boolean; applied: number; error
 /** One write of POST /api/v1/batch; `ref` names its result's id for later paths (`@{ref}`). */
 export type Operation = { ref?: string; method: 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string; body?: Item };
 
+// The top-level fields a change touches, with their whole desired values (a PATCH replaces a field whole).
 function changed(change: Change): Item {
-  return Object.fromEntries(change.fields.map((field) => [field.field, change.desired![field.field]]));
+  return Object.fromEntries(change.fields.map((field) => topField(field.field)).map((field) => [field, change.desired![field]]));
 }
 
 function domainBody(fields: Item, env: NodeJS.ProcessEnv): Item {
@@ -33,11 +34,6 @@ function of(changes: Change[], resource: Change['resource'], action?: Change['ac
 
 function geoRouteBody(change: Change): Item {
   return { routes: change.action === 'delete' ? [] : (change.desired!.routes as Item[]).map(({ code, ...route }) => (code ? { ...route, code } : route)) };
-}
-
-/** The record type and relative name a record key starts with (the identity of its geo routes). */
-function recordName(key: string): string {
-  return key.split(' ').slice(0, 2).join(' ');
 }
 
 /**

@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { watch, type FSWatcher } from 'chokidar';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
@@ -24,10 +23,18 @@ export type RunReport = {
   domains: object[];
   problems: string[];
   drift: Drift[];
+  /** Drift this run reverted (self_heal on), with the drifted values as `before`. */
+  reverted: Drift[];
+  /** Live items of git-owned domains their file does not list, kept (prune: false). */
+  not_in_git: { domain: string; resource: string; key: string }[];
   /** Live domains this repository owned whose file is gone, left alone (delete_removed_domains is false). */
   orphaned: string[];
+  /** The operator's acceptance that let a plan the safety gate refused apply. */
+  accepted: { reason: string; actor: string; at: number; safety: string } | null;
   error: string | null;
 };
+
+type Acceptance = { commit_sha: string; reason: string; actor: string; created_at: number };
 
 export type ControllerOptions = {
   source: DesiredSource;
@@ -42,6 +49,14 @@ export type ControllerOptions = {
 
 const seconds = () => Math.floor(Date.now() / 1000);
 
+// Statuses of runs that wrote nothing: recorded once for as long as they say the same thing.
+const REPEATABLE = new Set(['no_changes', 'rejected', 'refused']);
+
+/** What makes two runs say the same thing: commit, status, problems, error, drift and orphans. */
+function sameness(report: Pick<RunReport, 'commit_sha' | 'status' | 'problems' | 'error' | 'drift' | 'orphaned'> & { not_in_git?: unknown[] }): string {
+  return JSON.stringify([report.commit_sha, report.status, report.problems, report.error, report.drift?.length ?? 0, report.orphaned, report.not_in_git?.length ?? 0]);
+}
+
 /**
  * Reconciles one repository into the service: on start, on an interval, on a
  * webhook and (for a working copy) on file changes. Reconciles never overlap:
@@ -55,7 +70,7 @@ export class GitopsController {
   private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
   private stopped = false;
-  private lastRecorded: { sha: string | null; status: string; drift: number; orphaned: string } | undefined;
+  private lastRecorded: string | undefined;
   // The desired state last applied from git, per domain: tells drift from git changes (kept in memory).
   private readonly lastApplied = new Map<string, DomainModel>();
   // Owned domains whose file is gone: still read every run, so they stay reported until deleted or back in git.
@@ -71,9 +86,10 @@ export class GitopsController {
   async restore(): Promise<void> {
     const { source, client, logger } = this.options;
     try {
-      const { repos } = (await client.request('GET', '/api/v1/gitops/status')).data as { repos: { repo: string; last_good_commit: string | null; orphaned?: string[] }[] };
+      const { repos } = (await client.request('GET', '/api/v1/gitops/status')).data as { repos: { repo: string; last_good_commit: string | null; orphaned?: string[]; last_run?: RunReport }[] };
       const recorded = repos.find((repo) => repo.repo === source.label);
       this.orphaned = new Set(recorded?.orphaned ?? []);
+      if (recorded?.last_run) this.lastRecorded = sameness(recorded.last_run);
       const sha = recorded?.last_good_commit;
       if (!sha || !source.atCommit) return;
       await source.fetch();
@@ -130,7 +146,7 @@ export class GitopsController {
 
   private async reconcile(trigger: Trigger): Promise<RunReport> {
     const { source, client, logger } = this.options;
-    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], orphaned: [...this.orphaned], error: null };
+    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], reverted: [], not_in_git: [], orphaned: [...this.orphaned], accepted: null, error: null };
     try {
       const snapshot = await source.fetch();
       report.commit_sha = snapshot.sha;
@@ -144,14 +160,20 @@ export class GitopsController {
       this.orphaned = new Set(built.plan.domains.filter((domain) => domain.action === 'orphaned').map((domain) => domain.domain));
       report.orphaned = [...this.orphaned];
       const selfHeal = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy.self_heal]));
-      const { plan, drift } = withoutDrift(built.plan, this.lastApplied, (apex) => selfHeal.get(apex) ?? false);
+      const { plan, drift, reverted } = withoutDrift(built.plan, this.lastApplied, (apex) => selfHeal.get(apex) ?? false);
       const planned = { ...built, plan };
-      report.counts = { ...planned.plan.counts, drift: drift.length, orphaned: report.orphaned.length };
       report.drift = drift;
+      report.reverted = reverted;
+      report.not_in_git = plan.domains.flatMap((domain) => domain.unmanaged.map((item) => ({ domain: domain.domain, ...item })));
+      report.counts = { ...planned.plan.counts, drift: drift.length, reverted: reverted.length, not_in_git: report.not_in_git.length, orphaned: report.orphaned.length };
       if (planned.safety) {
-        report.status = 'refused';
-        report.error = planned.safety;
-        return report;
+        const acceptance = await this.acceptanceOf(report.commit_sha);
+        if (!acceptance) {
+          report.status = 'refused';
+          report.error = planned.safety;
+          return report;
+        }
+        report.accepted = { reason: acceptance.reason, actor: acceptance.actor, at: acceptance.created_at, safety: planned.safety };
       }
       const { creates, updates, deletes } = planned.plan.counts;
       if (creates + updates + deletes === 0) {
@@ -176,6 +198,14 @@ export class GitopsController {
     }
   }
 
+  // The operator's acceptance of this commit's refused plan (POST /api/v1/gitops/acceptances), if any.
+  private async acceptanceOf(sha: string | null): Promise<Acceptance | undefined> {
+    if (!sha) return undefined;
+    const query = new URLSearchParams({ repo: this.options.source.label, limit: '50' });
+    const acceptances = (await this.options.client.request('GET', `/api/v1/gitops/acceptances?${query}`)).data as Acceptance[];
+    return acceptances.find((acceptance) => acceptance.commit_sha === sha);
+  }
+
   private remember(desired: Map<string, DomainModel>, failed: string[]): void {
     for (const [apex, model] of desired) if (!failed.includes(apex)) this.lastApplied.set(apex, model);
   }
@@ -187,10 +217,11 @@ export class GitopsController {
     }
   }
 
-  // Repeated identical no-change runs of the same commit are not recorded again.
+  // A run that changed nothing and says the same as the last recorded one (no changes, or the
+  // same commit rejected or refused for the same reasons) is not recorded again.
   private async record(report: RunReport): Promise<void> {
-    const seen = { sha: report.commit_sha, status: report.status, drift: report.drift.length, orphaned: report.orphaned.join(' ') };
-    if (report.status === 'no_changes' && isDeepStrictEqual(seen, this.lastRecorded)) return;
+    const seen = sameness(report);
+    if (REPEATABLE.has(report.status) && seen === this.lastRecorded) return;
     try {
       await this.options.client.request('POST', '/api/v1/gitops/runs', report);
       this.lastRecorded = seen;

@@ -31,7 +31,7 @@ export async function buildPlan(client: ApiClient, state: DesiredState, previous
   for (const [apex, domain] of live) if (!desired.has(apex)) plans.push(planRemovedDomain(domain, state.repository.delete_removed_domains));
   const liveSettings = Object.keys(state.settings).length ? (await client.request('GET', '/api/v1/settings')).data : {};
   const plan = combinePlans(planSettings(state.settings, liveSettings), plans);
-  return { plan, desired, live, safety: safetyProblem(plan, state.repository.max_delete_percent) };
+  return { plan, desired, live, safety: safetyProblem(plan, { maxPercent: state.repository.max_delete_percent, minLiveItems: state.repository.min_live_items }) };
 }
 
 /**

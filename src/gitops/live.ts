@@ -1,5 +1,6 @@
 import type { ApiClient } from './api-client.js';
-import { emptyRules, geoKey, originKey, recordKey, sortRoutes, type DomainModel, type Item } from './model.js';
+import { withSortedSets } from './canonical.js';
+import { canonicalOrigin, canonicalRouting, emptyRules, geoKey, originKey, recordKey, sortRoutes, type DomainModel, type Item } from './model.js';
 import { RULE_PATHS } from './rule-paths.js';
 import { RULE_SECTIONS } from './spec.js';
 
@@ -32,19 +33,19 @@ export function liveDomainOf(exported: Exported): LiveDomain {
   }
   const origins = new Map<string, Item>();
   for (const origin of exported.origins) {
-    origins.set(originKey(origin), origin);
+    origins.set(originKey(origin), canonicalOrigin(origin));
     ids.set(`origin ${originKey(origin)}`, String(origin.id));
   }
   const rules = emptyRules();
   for (const section of RULE_SECTIONS) {
     for (const rule of exported.rules[RULE_PATHS[section]] ?? []) {
       if (rule.legacy) continue;
-      rules[section].set(String(rule.name), rule);
+      rules[section].set(String(rule.name), withSortedSets(rule) as Item);
       ids.set(`${section} ${rule.name}`, String(rule.id));
     }
   }
   const fields: Item = { ...domain, origin_shield_secret: domain.origin_shield_secret_set ? '(set)' : undefined };
-  return { apex: String(domain.domain), id: String(domain.id), ids, fields, routing: exported.routing, cache: exported.cache, ssl: exported.ssl, records, geoRoutes, origins, rules };
+  return { apex: String(domain.domain), id: String(domain.id), ids, fields, routing: canonicalRouting(exported.routing), cache: withSortedSets(exported.cache) as Item, ssl: exported.ssl, records, geoRoutes, origins, rules };
 }
 
 /** The live state of the domains named in `apexes` (others are read but dropped), through the bulk export. */

@@ -1,6 +1,7 @@
 import { checkRecordContent } from '../features/dns/record-content.js';
 import { relativeRecordName } from '../features/dns/record-name.js';
 import { ruleKind, type RuleRecord } from '../features/rules/kinds.js';
+import { canonicalAddress, canonicalHost, withSortedSets } from './canonical.js';
 import { RULE_PATHS } from './rule-paths.js';
 import { nullableRuleFields } from './schemas.js';
 import { RULE_SECTIONS, type DomainSpec, type RuleSection } from './spec.js';
@@ -23,7 +24,8 @@ export type DomainModel = {
   rules: Record<RuleSection, Map<string, Item>>;
 };
 
-const DEFAULT_PORT: Record<string, number> = { http: 80, https: 443 };
+/** The port an origin uses when it names none. */
+export const DEFAULT_PORT: Record<string, number> = { http: 80, https: 443 };
 
 /** The identity of a record: type, relative name and canonical content. */
 export function recordKey(record: { type: string; name: string; content: string }, zone: string): string {
@@ -34,7 +36,7 @@ export function recordKey(record: { type: string; name: string; content: string 
 /** The identity of an origin: scheme://host:port. */
 export function originKey(origin: Item): string {
   const scheme = String(origin.scheme ?? 'https');
-  return `${scheme}://${String(origin.host).toLowerCase().replace(/^\[(.*)\]$/, '$1')}:${origin.port ?? DEFAULT_PORT[scheme]}`;
+  return `${scheme}://${canonicalHost(String(origin.host))}:${origin.port ?? DEFAULT_PORT[scheme]}`;
 }
 
 /** The identity of a geo route set: the type and relative name of its record. */
@@ -51,9 +53,10 @@ function canonicalRecord(record: Item, zone: string): Item {
   return { ...record, name: relativeRecordName(String(record.name), zone) ?? record.name, content: content.ok ? content.content : record.content };
 }
 
-function sortRoutes(routes: Item[]): Item[] {
+/** Geo routes in one order, codes upper case and targets spelled canonically. */
+export function sortRoutes(routes: Item[]): Item[] {
   return routes
-    .map((route) => ({ scope: route.scope, code: route.code ? String(route.code).toUpperCase() : null, target: route.target }))
+    .map((route) => ({ scope: route.scope, code: route.code ? String(route.code).toUpperCase() : null, target: canonicalHost(String(route.target)) }))
     .sort((a, b) => `${a.scope} ${a.code}`.localeCompare(`${b.scope} ${b.code}`));
 }
 
@@ -63,16 +66,32 @@ function canonicalRule(section: (typeof RULE_SECTIONS)[number], rule: Item): Ite
   const cleared = Object.fromEntries(nullableRuleFields()[section].map((field) => [field, null]));
   const withMatch = { match: {}, ...cleared, ...rule };
   try {
-    return { ...withMatch, ...ruleKind(RULE_PATHS[section]).check(withMatch as RuleRecord) };
+    return withSortedSets({ ...withMatch, ...ruleKind(RULE_PATHS[section]).check(withMatch as RuleRecord) }) as Item;
   } catch {
-    return withMatch;
+    return withSortedSets(withMatch) as Item;
   }
+}
+
+/** Routing with its anycast address lists canonical and sorted (they are sets). */
+export function canonicalRouting(routing: Item | undefined): Item | undefined {
+  if (!routing) return routing;
+  const out: Item = { ...routing };
+  for (const family of ['anycast_ipv4', 'anycast_ipv6']) {
+    if (Array.isArray(out[family])) out[family] = [...new Set((out[family] as string[]).map(canonicalAddress))].sort();
+  }
+  return out;
+}
+
+/** An origin with its host spelled canonically and its port filled in from the scheme. */
+export function canonicalOrigin(origin: Item): Item {
+  const scheme = String(origin.scheme ?? 'https');
+  return { ...origin, host: canonicalHost(String(origin.host)), port: origin.port ?? DEFAULT_PORT[scheme] };
 }
 
 /** The desired model of a domain file (secrets still as ${VAR} references). */
 export function desiredModel(spec: DomainSpec): DomainModel {
   const zone = spec.zone_name ?? spec.domain;
-  const fields: Item = { name: spec.name ?? spec.domain, zone_name: zone };
+  const fields: Item = { name: spec.name ?? spec.domain, zone_name: zone.toLowerCase() };
   if (spec.display_name !== undefined) fields.display_name = spec.display_name;
   if (spec.origin_shield?.header_name !== undefined) fields.origin_shield_header_name = spec.origin_shield.header_name;
   if (spec.origin_shield?.secret !== undefined) fields.origin_shield_secret = spec.origin_shield.secret;
@@ -88,11 +107,9 @@ export function desiredModel(spec: DomainSpec): DomainModel {
     for (const record of records.values()) if (geoKey(String(record.type), String(record.name)) === key) record.routing_policy = 'geo';
   }
   const origins = new Map(
-    (spec.origins ?? []).map((origin) => [originKey(origin), { ...origin, host: origin.host.toLowerCase().replace(/^\[(.*)\]$/, '$1'), port: origin.port ?? DEFAULT_PORT[origin.scheme] }]),
+    (spec.origins ?? []).map((origin) => [originKey(origin), canonicalOrigin(origin)]),
   );
   const rules = emptyRules();
   for (const section of RULE_SECTIONS) for (const rule of spec[section] ?? []) rules[section].set(rule.name, canonicalRule(section, rule));
-  return { apex: spec.domain, fields, routing: spec.routing, cache: spec.cache, ssl: spec.ssl, records, geoRoutes, origins, rules };
+  return { apex: spec.domain, fields, routing: canonicalRouting(spec.routing), cache: withSortedSets(spec.cache) as Item | undefined, ssl: spec.ssl, records, geoRoutes, origins, rules };
 }
-
-export { sortRoutes };

@@ -29,40 +29,37 @@ function itemOf(model: DomainModel, change: Change): Item | undefined {
 }
 
 /**
- * Tells drift from git changes, using the desired state last applied from git:
- * - an update of an item whose desired state git did not change since the last
- *   apply is drift (someone changed it through the API);
- * - a delete of a live item that git never had is an item git does not own.
- * Without self_heal, drift is reported and not applied, and unowned items are kept.
+ * Tells drift from git changes, using the desired state last applied from git: an update of
+ * an item whose desired state git did not change since the last apply is drift (someone changed
+ * it through the API). Without self_heal, drift is reported and not applied; with it, drift is
+ * applied and reported as reverted, with the drifted values as `before`. Live items the file does
+ * not list follow `prune` alone, as in `cdn plan` (deleted, or kept and listed as not in git).
  * A domain never applied before (no last-applied model) is planned as it is.
  */
-export function separateDrift(plan: DomainPlan, lastApplied: DomainModel | undefined, selfHeal: boolean): { plan: DomainPlan; drift: Drift[] } {
-  if (!lastApplied || selfHeal) return { plan, drift: [] };
-  const drift: Drift[] = [];
-  const keep: Change[] = [];
-  for (const change of plan.changes) {
+export function separateDrift(plan: DomainPlan, lastApplied: DomainModel | undefined, selfHeal: boolean): { plan: DomainPlan; drift: Drift[]; reverted: Drift[] } {
+  if (!lastApplied) return { plan, drift: [], reverted: [] };
+  const drifted = plan.changes.filter((change) => {
     const before = itemOf(lastApplied, change);
-    const gitUnchanged = change.action === 'update' && !change.follows && before !== undefined && isDeepStrictEqual(before, change.desired);
-    const unowned = change.action === 'delete' && change.resource !== 'domain' && before === undefined;
-    if (gitUnchanged) drift.push({ domain: plan.domain, resource: change.resource, key: change.key, action: change.action, fields: change.fields });
-    else if (!unowned) keep.push(change);
-  }
-  const counts = { ...plan.counts };
-  counts.updates -= drift.length;
-  counts.deletes -= plan.changes.filter((change) => change.action === 'delete').length - keep.filter((change) => change.action === 'delete').length;
-  counts.unchanged += plan.changes.length - keep.length;
-  return { plan: { ...plan, changes: keep, counts, action: plan.action === 'update' && keep.length === 0 ? 'unchanged' : plan.action }, drift };
+    return change.action === 'update' && !change.follows && before !== undefined && isDeepStrictEqual(before, change.desired);
+  });
+  const found = drifted.map((change) => ({ domain: plan.domain, resource: change.resource, key: change.key, action: change.action, fields: change.fields }));
+  if (selfHeal) return { plan, drift: [], reverted: found };
+  const keep = plan.changes.filter((change) => !drifted.includes(change));
+  const counts = { ...plan.counts, updates: plan.counts.updates - drifted.length, unchanged: plan.counts.unchanged + drifted.length };
+  return { plan: { ...plan, changes: keep, counts, action: plan.action === 'update' && keep.length === 0 ? 'unchanged' : plan.action }, drift: found, reverted: [] };
 }
 
 /** Applies separateDrift to every domain of a plan, with each domain's self_heal policy. */
-export function withoutDrift(plan: Plan, lastApplied: Map<string, DomainModel>, selfHeal: (domain: string) => boolean): { plan: Plan; drift: Drift[] } {
+export function withoutDrift(plan: Plan, lastApplied: Map<string, DomainModel>, selfHeal: (domain: string) => boolean): { plan: Plan; drift: Drift[]; reverted: Drift[] } {
   const drift: Drift[] = [];
+  const reverted: Drift[] = [];
   const domains = plan.domains.map((domain) => {
     const separated = separateDrift(domain, lastApplied.get(domain.domain), selfHeal(domain.domain));
     drift.push(...separated.drift);
+    reverted.push(...separated.reverted);
     return separated.plan;
   });
   const counts = { creates: 0, updates: plan.settings.length, deletes: 0, unchanged: 0 };
   for (const domain of domains) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += domain.counts[key];
-  return { plan: { ...plan, domains, counts }, drift };
+  return { plan: { ...plan, domains, counts }, drift, reverted };
 }

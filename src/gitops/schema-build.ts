@@ -113,6 +113,7 @@ export function buildGitopsSchemas(api: Record<string, Schema>): Record<string, 
     properties: {
       delete_removed_domains: { type: 'boolean', default: false, description: 'Delete a live domain whose file was removed (otherwise it is reported as orphaned).' },
       max_delete_percent: { type: 'integer', minimum: 0, maximum: 100, default: 25, description: 'Refuse a plan that deletes more than this share of live items, unless forced.' },
+      min_live_items: { type: 'integer', minimum: 0, maximum: 1000000, default: 10, description: 'max_delete_percent applies only to plans covering at least this many live items (domains, records, geo route sets, origins, rules), so a small domain can change.' },
       owned_domains: { type: 'array', items: { type: 'string' }, description: 'Apexes this repository owned before; used to tell orphaned domains from foreign ones.' },
     },
   };

@@ -63,3 +63,17 @@ export function nullableRuleFields(): Record<string, string[]> {
   );
   return nullable;
 }
+
+const DEFAULTS_OF: Record<string, string> = { record: 'record', origin: 'origin', routing: 'routing', cache: 'cache-settings', ssl: 'ssl-settings-create', ...RULE_SCHEMA_IDS };
+let defaults: Record<string, Record<string, unknown>> | undefined;
+
+/** Per resource of a domain file, the value each field takes when the file leaves it out. */
+export function fieldDefaults(resource: string): Record<string, unknown> {
+  defaults ??= (() => {
+    const defs = JSON.parse(readFileSync(`${DIR}domain.schema.json`, 'utf8')).$defs as Record<string, { properties?: Record<string, { default?: unknown }> }>;
+    return Object.fromEntries(
+      Object.entries(DEFAULTS_OF).map(([name, id]) => [name, Object.fromEntries(Object.entries(defs[id].properties ?? {}).filter(([, property]) => property.default !== undefined).map(([field, property]) => [field, property.default]))]),
+    );
+  })();
+  return defaults[resource] ?? {};
+}

@@ -23,4 +23,4 @@ export type DomainSpec = {
   ssl?: Record<string, unknown>;
 } & Partial<Record<RuleSection, RuleSpec[]>>;
 
-export type RepositorySpec = { delete_removed_domains: boolean; max_delete_percent: number; owned_domains?: string[] };
+export type RepositorySpec = { delete_removed_domains: boolean; max_delete_percent: number; min_live_items: number; owned_domains?: string[] };

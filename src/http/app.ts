@@ -30,7 +30,7 @@ declare module 'express-serve-static-core' {
 }
 
 /** Something the webhook can wake up: the in-core GitOps controller, when one runs. */
-export type Triggerable = { trigger: (reason: 'webhook') => void };
+export type Triggerable = { trigger: (reason: 'webhook' | 'manual') => void };
 export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; gitops?: { controller?: Triggerable }; dns?: { loop?: DnsSyncLoop } };
 
 /** The raw body of a request that has none. */

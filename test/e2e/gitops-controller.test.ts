@@ -150,15 +150,21 @@ describe('GitOps controller in the core', function () {
     expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(7);
   });
 
-  it('keeps a record created through the API in a git-owned domain, and deletes a record removed from git', async () => {
+  it('treats a record created through the API as cdn plan does: pruned with prune on, kept and listed as not in git with it off', async () => {
     const blog = await domainByApex('blog.example');
+    const status = await domainByApex('status.example');
     await core.post(`/api/v1/domains/${blog.id}/dns/records`, { type: 'TXT', name: 'manual', content: 'made by hand' }, 201);
+    await core.post(`/api/v1/domains/${status.id}/dns/records`, { type: 'TXT', name: 'manual', content: 'made by hand' }, 201);
     const sha = await commit('drop the www record', async () => edit('domains/blog.example.yaml', (text) => text.replace('  - { type: CNAME, name: www, content: blog.example, proxied: true }\n', '')));
     await hook();
-    expect((await runFor(sha)).status).to.equal('applied');
+    const run = await runFor(sha);
+    expect(run.status).to.equal('applied');
     const names = (await core.get(`/api/v1/domains/${blog.id}/dns/records`)).data.map((record: Json) => record.name);
-    expect(names).to.include('manual');
+    expect(names).to.not.include('manual');
     expect(names).to.not.include('www');
+    expect((await core.get(`/api/v1/domains/${status.id}/dns/records`)).data.map((record: Json) => record.name)).to.include('manual');
+    expect(run.not_in_git).to.deep.equal([{ domain: 'status.example', resource: 'record', key: 'TXT manual made by hand' }]);
+    expect(run.counts.not_in_git).to.equal(1);
   });
 
   it('leaves a domain whose file was removed in place (orphaned) unless the repository allows deleting it', async () => {

@@ -58,7 +58,7 @@ describe('plan and apply against a live core', function () {
     expect((await core.get(`/api/v1/domains/${shop}/dns/records/${api.id}/geo-routes`)).data).to.have.length(3);
     expect((await core.get(`/api/v1/domains/${shop}/origins`)).data.map((origin: Json) => origin.weight)).to.deep.equal([70, 30, 100]);
     const waf = (await core.get(`/api/v1/domains/${shop}/waf-rules`)).data.find((rule: Json) => rule.name === 'managed signatures');
-    expect(waf.signatures).to.deep.equal(['sqli', 'xss', 'path_traversal']);
+    expect(waf.signatures).to.have.members(['sqli', 'xss', 'path_traversal']);
     expect((await core.get(`/api/v1/domains/${shop}/cache/settings`)).data).to.include({ default_edge_ttl_seconds: 600, customised: true });
     expect((await core.get(`/api/v1/domains/${shop}`)).data.origin_shield_secret_set).to.equal(true);
     expect((await core.get(`/api/v1/domains/${shop}/ssl`)).data.settings).to.include({ mode: 'strict', always_https: true, hsts_enabled: true, customised: true });

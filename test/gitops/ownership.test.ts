@@ -27,19 +27,24 @@ describe('drift and ownership', () => {
     expect(drift).to.deep.equal([]);
   });
 
-  it('keeps live items git never had, and deletes items removed from git', () => {
+  it('treats live items the file does not list as cdn plan does: pruned with prune on, kept and listed with it off', () => {
     const desired = desiredModel(spec([record('a')]));
     const live = desiredModel(spec([record('a'), record('b'), record('manual')]));
     const { plan } = separateDrift(planDomain(desired, live, { prune: true }), applied, false);
-    expect(plan.changes.map((change) => `${change.action} ${change.key}`)).to.deep.equal(['delete A b 192.0.2.1']);
-    expect(plan.counts).to.include({ deletes: 1 });
+    expect(plan.changes.map((change) => `${change.action} ${change.key}`)).to.deep.equal(['delete A b 192.0.2.1', 'delete A manual 192.0.2.1']);
+    const kept = separateDrift(planDomain(desired, live, { prune: false }), applied, false).plan;
+    expect(kept.changes).to.deep.equal([]);
+    expect(kept.unmanaged.map((item) => item.key)).to.deep.equal(['A b 192.0.2.1', 'A manual 192.0.2.1']);
   });
 
-  it('reverts drift and prunes everything with self_heal on, and without a last-applied state', () => {
-    const live = desiredModel(spec([record('a', 60), record('b'), record('manual')]));
+  it('reverts drift with self_heal on and reports it as reverted, with the drifted values', () => {
+    const live = desiredModel(spec([record('a', 60), record('b')]));
     const plan = planDomain(applied, live, { prune: true });
-    expect(separateDrift(plan, applied, true).plan.changes).to.have.length(2);
-    expect(separateDrift(plan, undefined, false).plan.changes).to.have.length(2);
+    const healed = separateDrift(plan, applied, true);
+    expect(healed.plan.changes).to.have.length(1);
+    expect(healed.drift).to.deep.equal([]);
+    expect(healed.reverted).to.deep.equal([{ domain: 'own.example', resource: 'record', key: 'A a 192.0.2.1', action: 'update', fields: [{ field: 'ttl', before: 60, after: 300 }] }]);
+    expect(separateDrift(plan, undefined, false).plan.changes).to.have.length(1);
   });
 
   it('never treats the geo routes re-put on a recreated record as drift', () => {
@@ -50,7 +55,9 @@ describe('drift and ownership', () => {
       geo_routes: [{ record: 'api', routes: [{ scope: 'default', target: '192.0.2.9' }] }],
     });
     const before = desiredModel(geoSpec('192.0.2.1'));
-    const plan = planDomain(desiredModel(geoSpec('192.0.2.2')), before, { prune: true });
+    const recreated = desiredModel({ ...geoSpec('192.0.2.1'), records: [{ ...record('api'), type: 'CNAME', content: 'api.elsewhere.example' }], geo_routes: [{ record: 'api', type: 'CNAME', routes: [{ scope: 'default', target: '192.0.2.9' }] }] });
+    const live = desiredModel({ ...geoSpec('192.0.2.1'), geo_routes: [{ record: 'api', type: 'CNAME', routes: [{ scope: 'default', target: '192.0.2.9' }] }] });
+    const plan = planDomain(recreated, live, { prune: true });
     const { plan: kept, drift } = separateDrift(plan, before, false);
     expect(drift).to.deep.equal([]);
     expect(kept.changes.map((change) => `${change.action} ${change.resource}`)).to.deep.equal(['create record', 'delete record', 'update geo_routes']);

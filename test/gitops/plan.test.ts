@@ -40,11 +40,13 @@ describe('planning (pure)', () => {
     expect(plan.counts).to.include({ creates: 0, updates: 0, deletes: 0 });
   });
 
-  it('turns a content change into a delete and a create (content is part of a record identity)', () => {
+  it('plans a content change of a record as one update of that record', () => {
     const live = liveOf(desiredModel(spec()));
     const changed = spec({ records: [{ type: 'A', name: 'www', content: '192.0.2.2', ttl: 300, proxied: true, routing_policy: 'simple', enabled: true }] });
     const plan = planDomain(desiredModel(changed), live, { prune: true });
-    expect(plan.changes.map((change) => `${change.action} ${change.key}`)).to.deep.equal(['create A www 192.0.2.2', 'delete A www 192.0.2.1', 'delete MX @ 10 mx.example.net']);
+    expect(plan.changes.map((change) => `${change.action} ${change.key}${change.was ? ` was ${change.was}` : ''}`)).to.deep.equal(['update A www 192.0.2.2 was A www 192.0.2.1', 'delete MX @ 10 mx.example.net']);
+    expect(plan.changes[0].fields).to.deep.equal([{ field: 'content', before: '192.0.2.1', after: '192.0.2.2' }]);
+    expect(plan.counts).to.include({ creates: 0, updates: 1, deletes: 1 });
   });
 
   it('reports field-level before and after for updates', () => {
@@ -62,6 +64,11 @@ describe('planning (pure)', () => {
     const live = liveOf(desiredModel(spec()));
     const plan = planDomain(desiredModel(spec({ records: [], headers: [] })), live, { prune: false });
     expect(plan.counts.deletes).to.equal(0);
+    expect(plan.unmanaged).to.deep.equal([
+      { resource: 'record', key: 'A www 192.0.2.1' },
+      { resource: 'record', key: 'MX @ 10 mx.example.net' },
+      { resource: 'headers', key: 'hsts' },
+    ]);
   });
 
   it('compares secrets only as set or unset and never shows their value', () => {
@@ -69,11 +76,53 @@ describe('planning (pure)', () => {
     expect(fieldChanges({ origin_shield_secret: '${SECRET}' }, {})).to.deep.equal([{ field: 'origin_shield_secret', before: null, after: '(secret)' }]);
   });
 
-  it('gates plans that delete too large a share of live items', () => {
+  it('gates plans that delete too large a share of live items, counting the domain and every kind of item', () => {
     const live = liveOf(desiredModel(spec()));
     const plan = combinePlans([], [planDomain(desiredModel(spec({ records: [], headers: [] })), live, { prune: true })]);
-    expect(safetyProblem(plan, 25)).to.match(/deletes 3 of 4 live items \(75%\)/);
-    expect(safetyProblem(plan, 80)).to.equal(undefined);
+    expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 0 })).to.match(/deletes 3 of 5 live items \(60%\)/);
+    expect(safetyProblem(plan, { maxPercent: 80, minLiveItems: 0 })).to.equal(undefined);
+  });
+
+  it('leaves plans covering fewer than min_live_items live items to change freely', () => {
+    const live = liveOf(desiredModel(spec()));
+    const plan = combinePlans([], [planDomain(desiredModel(spec({ records: [], headers: [] })), live, { prune: true })]);
+    expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 10 })).to.equal(undefined);
+    expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 5 })).to.match(/deletes 3 of 5/);
+  });
+
+  it('never counts more deletes than live items, geo route sets included', () => {
+    const geo = spec({ geo_routes: [{ record: 'www', routes: [{ scope: 'default', target: '192.0.2.9' }] }] });
+    const live = liveOf(desiredModel(geo));
+    const plan = combinePlans([], [planDomain(desiredModel(spec({ records: [], headers: [], origins: [] })), live, { prune: true })]);
+    const [, deletes, total] = safetyProblem(plan, { maxPercent: 0, minLiveItems: 0 })!.match(/deletes (\d+) of (\d+)/)!.map(Number);
+    expect(deletes).to.equal(5);
+    expect(total).to.equal(6);
+  });
+
+  it('lists only the fields a file sets when it creates an item, and a new domain\'s settings as part of its creation', () => {
+    const plan = planDomain(desiredModel(spec({ cache: { default_edge_ttl_seconds: 600 }, ssl: { mode: 'strict' } })), undefined, { prune: true });
+    const fields = (resource: string) => plan.changes.filter((change) => change.resource === resource).map((change) => change.fields.map((field) => field.field));
+    expect(fields('domain')).to.deep.equal([[]]);
+    expect(fields('record')).to.deep.equal([['type', 'name', 'content', 'proxied'], ['type', 'name', 'content']]);
+    expect(fields('origin')).to.deep.equal([['host']]);
+    expect(fields('cache')).to.deep.equal([['default_edge_ttl_seconds']]);
+    expect(plan.changes.find((change) => change.resource === 'cache')!.action).to.equal('create');
+    expect(plan.counts).to.include({ creates: 5, updates: 0 });
+  });
+
+  it('diffs nested values field by field', () => {
+    const rule = (paths: object[]) => spec({ redirects: [{ name: 'old', match: { paths, methods: ['GET'] }, target: '/new' }] });
+    const live = liveOf(desiredModel(rule([{ kind: 'exact', value: '/old' }, { kind: 'prefix', value: '/a/' }])));
+    const plan = planDomain(desiredModel(rule([{ kind: 'exact', value: '/older' }, { kind: 'prefix', value: '/a/' }])), live, { prune: true });
+    expect(plan.changes.map((change) => change.fields)).to.deep.equal([[{ field: 'match.paths[0].value', before: '/old', after: '/older' }]]);
+  });
+
+  it('finds no change in the order of sets or in other spellings of addresses and hostnames', () => {
+    const written = (signatures: string[], host: string, anycast: string) =>
+      spec({ waf_rules: [{ name: 'managed', signatures }], origins: [{ host, scheme: 'https' }], routing: { routing_mode: 'anycast', anycast_ipv6: [anycast] } });
+    const live = liveOf(desiredModel(written(['sqli', 'xss'], '2001:db8::1', '2001:db8::10')));
+    const plan = planDomain(desiredModel(written(['xss', 'sqli'], '[2001:DB8:0:0::1]', '2001:DB8:0::10')), live, { prune: true });
+    expect(plan.action, JSON.stringify(plan.changes)).to.equal('unchanged');
   });
 
   it('clears a nullable rule field that the file no longer sets', () => {

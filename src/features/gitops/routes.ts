@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
 import { Reply, type Route } from '../../http/route.js';
-import { gitopsStatus, listRuns, recordRun } from './service.js';
+import { acceptRefusedPlan, gitopsStatus, listAcceptances, listRuns, recordRun } from './service.js';
 import { pushConcernsBranch, readPushPayload, verifyWebhook } from './webhook.js';
 
 /** Controller run reports, status, and the push webhook that wakes the in-core controller. */
@@ -16,6 +16,25 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       body: 'gitops-run',
       status: 201,
       handler: async ({ db, body }) => ({ data: await recordRun(db, body) }),
+    },
+    {
+      method: 'post',
+      path: '/api/v1/gitops/acceptances',
+      auth: 'api',
+      body: 'gitops-accept',
+      status: 201,
+      audit: { action: 'gitops.accept_refused_plan', target: 'gitops_commit', targetId: (_context, result) => result?.data?.commit_sha },
+      handler: async ({ db, body, actor }) => {
+        const accepted = await acceptRefusedPlan(db, body, actor.name);
+        deps.gitops?.controller?.trigger('manual');
+        return { data: accepted };
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/gitops/acceptances',
+      auth: 'api',
+      handler: async ({ db, query }) => ({ data: await listAcceptances(db, typeof query.repo === 'string' ? query.repo : undefined, parsePaging(query)) }),
     },
     {
       method: 'post',

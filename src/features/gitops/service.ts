@@ -1,6 +1,7 @@
 import type { Config } from '../../config/load.js';
 import type { Db } from '../../db/client.js';
 import { zoneStatuses } from '../dns/zone-sync.js';
+import { ConflictError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 
@@ -17,6 +18,9 @@ export type RunReport = {
   problems?: unknown[];
   drift?: unknown[];
   orphaned?: string[];
+  reverted?: unknown[];
+  not_in_git?: unknown[];
+  accepted?: object | null;
   error?: string | null;
 };
 
@@ -40,6 +44,9 @@ export async function recordRun(db: Db, report: RunReport) {
       problems: (report.problems ?? []) as object,
       drift: (report.drift ?? []) as object,
       orphaned: report.orphaned ?? [],
+      reverted: (report.reverted ?? []) as object,
+      not_in_git: (report.not_in_git ?? []) as object,
+      accepted: (report.accepted ?? undefined) as object | undefined,
     },
   });
   return serializeRun(row);
@@ -84,4 +91,34 @@ export async function gitopsStatus(db: Db, config: Config) {
     });
   }
   return { repos: status };
+}
+
+type AcceptanceRow = Awaited<ReturnType<Db['gitopsAcceptance']['findFirstOrThrow']>>;
+
+function serializeAcceptance(row: AcceptanceRow) {
+  return { id: String(row.id), repo: row.repo, commit_sha: row.commit_sha, reason: row.reason, actor: row.actor, created_at: unixSeconds(row.created_at) };
+}
+
+/**
+ * Accepts the plan the safety gate refused for one commit of a repository: the controller
+ * applies that commit's plan anyway, once. 409 unless the commit's latest run was refused.
+ */
+export async function acceptRefusedPlan(db: Db, input: { repo: string; commit_sha: string; reason: string }, actor: string) {
+  const run = await db.gitopsRun.findFirst({ where: { repo: input.repo, commit_sha: { startsWith: input.commit_sha } }, orderBy: { id: 'desc' } });
+  if (!run || run.status !== 'refused') {
+    throw new ConflictError('no refused plan to accept', 'commit_sha', `the latest run of ${input.repo} at ${input.commit_sha} ${run ? `was ${run.status}, not refused` : 'does not exist'}`);
+  }
+  const commit = run.commit_sha!;
+  const row = await db.gitopsAcceptance.upsert({
+    where: { repo_commit_sha: { repo: input.repo, commit_sha: commit } },
+    create: { repo: input.repo, commit_sha: commit, reason: input.reason, actor },
+    update: { reason: input.reason, actor },
+  });
+  return serializeAcceptance(row);
+}
+
+/** The acceptances of a repository's refused plans, newest first. */
+export async function listAcceptances(db: Db, repo: string | undefined, paging: Paging) {
+  const rows = await db.gitopsAcceptance.findMany({ where: repo === undefined ? {} : { repo }, orderBy: { id: 'desc' }, skip: paging.offset, take: paging.limit });
+  return rows.map(serializeAcceptance);
 }
