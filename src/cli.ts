@@ -3,6 +3,11 @@ import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerEdgeTokenCommands } from './commands/edge-token.js';
 
+/** Collects a repeatable option's values (`--domain a --domain b`). */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 function config(): Config {
   return loadConfig(process.env);
 }
@@ -14,6 +19,8 @@ const commands = {
   migrate: () => import('./commands/migrate.js'),
   validate: () => import('./commands/validate.js'),
   plan: () => import('./commands/plan.js'),
+  export: () => import('./commands/export.js'),
+  status: () => import('./commands/gitops-status.js'),
   reconcile: () => import('./commands/reconcile.js'),
   edge: () => import('./commands/edge.js'),
 };
@@ -53,19 +60,60 @@ export function buildCli(): Command {
     .argument('[dir]', 'the desired-state directory', '.')
     .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
     .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
-    .option('--json', 'print the plan as JSON')
-    .option('--markdown', 'print the plan as Markdown for a pull request')
+    .option('--json', 'print the plan as one JSON document (with the safety warning, the desired commit and digest, and the live digest)')
+    .option('--markdown', 'print the plan as Markdown for a pull-request comment (under 65,536 characters)')
+    .option('--out <file>', 'also write the plan to FILE, for cdn apply FILE')
+    .option('--domain <apex>', 'plan only this domain (repeat for more; settings are left out)', collect)
+    .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none, 1 on errors')
+    .option('--expect-no-changes', 'exit 1 when anything would change')
     .option('--ref <ref>', 'plan the state of this git ref (commit, branch, tag) of the repository DIR instead of its working tree')
     .option('--path <subdir>', 'with --ref: sub-directory holding the desired state', '.')
+    .addHelpText('after', '\nExit codes: 0 no changes (or changes without --detailed-exitcode), 1 error or --expect-no-changes with changes, 2 changes with --detailed-exitcode.')
     .action(async (dir: string, options: object) => (await commands.plan()).runPlan(dir, options));
   program
     .command('apply')
-    .description('apply a desired-state directory through the REST API, domain by domain')
-    .argument('[dir]', 'the desired-state directory', '.')
+    .description('apply a desired-state directory, or exactly the plan in a file written by cdn plan --out, through the REST API: each domain in one transaction')
+    .argument('[dir-or-plan]', 'the desired-state directory, or a plan file', '.')
     .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
     .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
     .option('--force', 'apply even when the plan deletes more than max_delete_percent of live items')
+    .option('--domain <apex>', 'apply only this domain (repeat for more; settings are left out)', collect)
+    .option('--json', 'print the outcome as one JSON document')
+    .addHelpText('after', '\nExit codes: 0 applied or no changes, 1 error (nothing applied; a stale plan file too), 3 refused by the safety gate, 4 a domain failed (it was left as it was).')
     .action(async (dir: string, options: object) => (await commands.plan()).runApply(dir, options));
+  program
+    .command('export')
+    .description('write the live state of domains as desired-state files (DIR/domains/<apex>.yaml), to bring existing domains under git')
+    .argument('[dir]', 'the desired-state directory to write into', '.')
+    .option('--domain <apex>', 'export only this domain (repeat for more)', collect)
+    .option('--force', 'replace files that exist')
+    .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
+    .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
+    .action(async (dir: string, options: object) => (await commands.export()).runExport(dir, options));
+  program
+    .command('status')
+    .description("print the GitOps controller's state per repository (GET /api/v1/gitops/status)")
+    .option('--json', 'print it as JSON')
+    .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
+    .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
+    .action(async (options: object) => (await commands.status()).runStatus(options));
+  program
+    .command('runs')
+    .description('list the recorded GitOps reconcile runs, newest first')
+    .option('--limit <n>', 'how many (1 to 500)', '20')
+    .option('--json', 'print them as JSON')
+    .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
+    .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
+    .action(async (options: object) => (await commands.status()).runRuns(options));
+  program
+    .command('accept-plan')
+    .description('let the controller apply the plan of one commit that the safety gate refused (audited)')
+    .requiredOption('--repo <repo>', 'the repository, as the controller names it in its runs')
+    .requiredOption('--commit <sha>', 'the refused commit')
+    .requiredOption('--reason <text>', 'why the deletes are intended')
+    .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
+    .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
+    .action(async (options: { repo: string; commit: string; reason: string }) => (await commands.status()).runAcceptPlan(options));
   program
     .command('reconcile')
     .description('run the GitOps controller: keep the service converged to a repository (fetch on an interval, on file changes for a working copy)')

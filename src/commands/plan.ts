@@ -1,25 +1,44 @@
+import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { DomainResult } from '../gitops/apply.js';
 import { ApiClient } from '../gitops/api-client.js';
-import { applyPlan, buildPlan } from '../gitops/engine.js';
-import { loadDesiredState } from '../gitops/load.js';
-import { planJson, planMarkdown, planText, summaryLine } from '../gitops/print.js';
-import { formatProblem, sortProblems } from '../gitops/problems.js';
+import { applyPlan, buildPlan, type PlannedState } from '../gitops/engine.js';
+import { loadDesiredState, type DesiredState } from '../gitops/load.js';
+import { planMarkdown, planObject, planText, summaryLine } from '../gitops/print.js';
+import { formatProblem, sortProblems, type Problem } from '../gitops/problems.js';
+import { assertStillCurrent, liveDigest, readSavedPlan, savedPlan, withSavedState } from '../gitops/saved-plan.js';
+import { headOf } from '../gitops/source.js';
+
+/**
+ * Exit codes of plan and apply: 0 done (plan: no changes, or changes without
+ * --detailed-exitcode), 1 an error (nothing applied), 2 plan --detailed-exitcode found
+ * changes, 3 apply refused by the safety gate, 4 apply left at least one domain failed.
+ */
+export const EXIT = { ok: 0, error: 1, changes: 2, refused: 3, failed: 4 } as const;
 
 export type ServerOptions = { url?: string; token?: string };
-export type PlanOptions = ServerOptions & { json?: boolean; markdown?: boolean; ref?: string; path?: string };
-export type ApplyOptions = ServerOptions & { force?: boolean };
+export type PlanOptions = ServerOptions & { json?: boolean; markdown?: boolean; ref?: string; path?: string; out?: string; domain?: string[]; detailedExitcode?: boolean; expectNoChanges?: boolean };
+export type ApplyOptions = ServerOptions & { force?: boolean; json?: boolean; domain?: string[] };
+
+function apiUrl(options: ServerOptions): string {
+  return options.url ?? process.env.CDN_API_URL ?? 'http://127.0.0.1:8080';
+}
 
 function clientOf(options: ServerOptions): ApiClient {
-  return new ApiClient(options.url ?? process.env.CDN_API_URL ?? 'http://127.0.0.1:8080', options.token ?? process.env.CDN_API_TOKEN);
+  return new ApiClient(apiUrl(options), options.token ?? process.env.CDN_API_TOKEN);
+}
+
+function printProblems(problems: Problem[], what: string): void {
+  for (const problem of sortProblems(problems)) process.stderr.write(`${formatProblem(problem)}\n`);
+  process.stderr.write(`${problems.length} problem(s); ${what}\n`);
+  process.exitCode = EXIT.error;
 }
 
 // A desired state that does not validate is never planned against the server.
-async function validState(dir: string) {
+async function validState(dir: string): Promise<DesiredState | undefined> {
   const state = await loadDesiredState(path.resolve(dir));
   if (!state.problems.length) return state;
-  for (const problem of sortProblems(state.problems)) process.stderr.write(`${formatProblem(problem)}\n`);
-  process.stderr.write(`${state.problems.length} problem(s); nothing was planned\n`);
-  process.exitCode = 1;
+  printProblems(state.problems, 'nothing was planned');
   return undefined;
 }
 
@@ -39,34 +58,78 @@ async function atRef<T>(dir: string, ref: string, subdir: string, work: (checkou
   }
 }
 
-/** `cdn plan DIR [--ref REF]`: what apply would change, as text (default), --json or --markdown. */
+function changeCount(planned: PlannedState): number {
+  const { creates, updates, deletes } = planned.plan.counts;
+  return creates + updates + deletes;
+}
+
+/**
+ * `cdn plan DIR [--ref REF]`: what apply would change, as text (default), one JSON document
+ * (--json) or Markdown (--markdown), each with the safety warning; --out also writes the
+ * plan to a file for `cdn apply FILE`.
+ */
 export async function runPlan(dir: string, options: PlanOptions): Promise<void> {
   if (options.ref) return atRef(dir, options.ref, options.path ?? '.', (checkout) => runPlan(checkout, { ...options, ref: undefined }));
   const state = await validState(dir);
   if (!state) return;
-  const planned = await buildPlan(clientOf(options), state);
-  const render = options.json ? planJson : options.markdown ? planMarkdown : planText;
-  process.stdout.write(render(planned.plan));
-  if (planned.safety && !options.json) process.stdout.write(`\nwarning: ${planned.safety}\n`);
+  const planned = await buildPlan(clientOf(options), state, { only: options.domain });
+  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was planned');
+  const root = path.resolve(dir);
+  const commit = await headOf(root);
+  if (options.out) await writeFile(options.out, `${JSON.stringify(await savedPlan(root, state, planned, { commit, apiUrl: apiUrl(options), only: options.domain }), null, 2)}\n`);
+  if (options.json) process.stdout.write(`${JSON.stringify({ ...planObject(planned.plan, planned.safety), desired: { commit, digest: state.digest }, live: { digest: liveDigest(planned, state.settings) } }, null, 2)}\n`);
+  else process.stdout.write((options.markdown ? planMarkdown : planText)(planned.plan, planned.safety));
+  if (options.out) process.stderr.write(`plan written to ${options.out}; apply it with: cdn apply ${options.out}\n`);
+  const changes = changeCount(planned);
+  if (changes && options.expectNoChanges) {
+    process.stderr.write(`${changes} change(s) planned, but --expect-no-changes was given\n`);
+    process.exitCode = EXIT.error;
+  } else if (changes && options.detailedExitcode) process.exitCode = EXIT.changes;
 }
 
-/** `cdn apply DIR`: applies the plan domain by domain; exit 1 when any domain failed or the safety gate refused. */
-export async function runApply(dir: string, options: ApplyOptions): Promise<void> {
-  const state = await validState(dir);
-  if (!state) return;
-  const client = clientOf(options);
-  const planned = await buildPlan(client, state);
+function report(results: DomainResult[], json: boolean | undefined, planned: PlannedState): void {
+  const failed = results.filter((result) => !result.ok);
+  if (json) process.stdout.write(`${JSON.stringify({ status: failed.length ? 'failed' : 'applied', ...planObject(planned.plan, planned.safety), results }, null, 2)}\n`);
+  else for (const result of results) process.stdout.write(result.ok ? `applied ${result.domain} (${result.applied} write(s))\n` : `FAILED ${result.domain}, left as it was: ${result.error}\n`);
+  if (failed.length) process.exitCode = EXIT.failed;
+}
+
+async function applyPlanned(client: ApiClient, planned: PlannedState, options: ApplyOptions): Promise<void> {
   if (planned.safety && !options.force) {
+    if (options.json) process.stdout.write(`${JSON.stringify({ status: 'refused', ...planObject(planned.plan, planned.safety) }, null, 2)}\n`);
     process.stderr.write(`refused: ${planned.safety}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.refused;
     return;
   }
-  if (planned.plan.counts.creates + planned.plan.counts.updates + planned.plan.counts.deletes === 0) {
-    process.stdout.write(`no changes (${summaryLine(planned.plan)})\n`);
+  if (changeCount(planned) === 0) {
+    if (options.json) process.stdout.write(`${JSON.stringify({ status: 'no_changes', ...planObject(planned.plan, planned.safety) }, null, 2)}\n`);
+    else process.stdout.write(`no changes (${summaryLine(planned.plan)})\n`);
     return;
   }
-  process.stdout.write(planText(planned.plan));
-  const results = await applyPlan(client, planned);
-  for (const result of results) process.stdout.write(result.ok ? `applied ${result.domain} (${result.applied} call(s))\n` : `FAILED ${result.domain} after ${result.applied} call(s): ${result.error}\n`);
-  if (results.some((result) => !result.ok)) process.exitCode = 1;
+  if (!options.json) process.stdout.write(planText(planned.plan, planned.safety));
+  report(await applyPlan(client, planned), options.json, planned);
+}
+
+/**
+ * `cdn apply DIR|PLAN`: applies a desired-state directory, or exactly the plan a
+ * `cdn plan --out` file holds (refused when the live state changed since), domain by
+ * domain, each in one transaction.
+ */
+export async function runApply(target: string, options: ApplyOptions): Promise<void> {
+  const client = clientOf(options);
+  if ((await stat(target).catch(() => undefined))?.isFile()) {
+    const saved = await readSavedPlan(target);
+    await withSavedState(saved, async (_root, state) => {
+      const planned = await buildPlan(client, state, { only: saved.only ?? undefined });
+      if (planned.problems.length) return printProblems(planned.problems, 'nothing was applied');
+      assertStillCurrent(saved, planned, state.settings, planned.plan);
+      await applyPlanned(client, planned, options);
+    });
+    return;
+  }
+  const state = await validState(target);
+  if (!state) return;
+  const planned = await buildPlan(client, state, { only: options.domain });
+  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was applied');
+  await applyPlanned(client, planned, options);
 }

@@ -11,6 +11,16 @@ export class ApiError extends Error {
 
 const PAGE = 500;
 
+// A non-JSON answer (a proxy's error page, the wrong port) is reported with the URL, not as a JSON syntax error.
+function parseBody(text: string, response: Response, url: string): any {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${url} answered ${response.status} with a body that is not JSON; is it the core API?`);
+  }
+}
+
 /** A small client of the core REST API, used by plan and apply exactly like any other API caller. */
 export class ApiClient {
   constructor(
@@ -22,9 +32,16 @@ export class ApiClient {
     const headers: Record<string, string> = { 'x-request-id': `gitops-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}` };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.baseUrl.replace(/\/$/, '')}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const url = `${this.baseUrl.replace(/\/$/, '')}${path}`;
+    let response: Response;
+    try {
+      response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`could not reach the core API at ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    }
     const text = await response.text();
-    const parsed = text ? JSON.parse(text) : undefined;
+    const parsed = parseBody(text, response, url);
     if (!response.ok) throw new ApiError(response.status, parsed, `${method} ${path}`);
     return parsed as T;
   }

@@ -156,7 +156,12 @@ export class GitopsController {
         report.problems = sortProblems(state.problems).map(formatProblem);
         return report;
       }
-      const built = await buildPlan(client, state, [...this.lastApplied.keys(), ...this.orphaned]);
+      const built = await buildPlan(client, state, { previouslyOwned: [...this.lastApplied.keys(), ...this.orphaned], env: this.options.env });
+      if (built.problems.length) {
+        report.status = 'rejected';
+        report.problems = sortProblems(built.problems).map(formatProblem);
+        return report;
+      }
       this.orphaned = new Set(built.plan.domains.filter((domain) => domain.action === 'orphaned').map((domain) => domain.domain));
       report.orphaned = [...this.orphaned];
       const selfHeal = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy.self_heal]));

@@ -1,5 +1,12 @@
 import { checkRecordContent } from '../features/dns/record-content.js';
 import { relativeRecordName } from '../features/dns/record-name.js';
+import { checkCandidate } from '../features/dns/service.js';
+import { normalizeInput } from '../features/origins/service.js';
+import { parseAddressList } from '../features/routing/anycast.js';
+import { checkGeoRouteSet, type GeoRouteInput } from '../features/routing/geo-routes.js';
+import { ruleKind, type RuleRecord } from '../features/rules/kinds.js';
+import { ValidationError } from '../http/errors.js';
+import { RULE_PATHS } from './rule-paths.js';
 import { matchProblems } from '../shared/rules/match-problems.js';
 import type { Match } from '../shared/rules/types.js';
 import type { Problem } from './problems.js';
@@ -80,7 +87,41 @@ function ruleProblems(spec: DomainSpec, file: YamlFile): Problem[] {
   });
 }
 
+/** Segments of an API error field (`routes.0.code`) as a path in the file. */
+function fieldPath(field: string | undefined): (string | number)[] {
+  return field ? field.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part)) : [];
+}
+
+/** The API's own write-time check of one item, as a problem at `path` (plus the field it names) when it refuses. */
+function apiCheck(file: YamlFile, path: (string | number)[], check: () => unknown): Problem[] {
+  try {
+    check();
+    return [];
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    return [file.problemAt([...path, ...fieldPath(error.field)], error.detail ?? error.message)];
+  }
+}
+
+// The checks the API runs on each item when it is written, run here so that a plan never sends
+// what the API would refuse: record type rules, geo route sets, origin hosts, rule fields, addresses.
+function apiProblems(spec: DomainSpec, file: YamlFile): Problem[] {
+  const zone = spec.zone_name ?? spec.domain;
+  const records = (spec.records ?? []).flatMap((record, index) => (relativeRecordName(record.name, zone) && checkRecordContent(record.type, record.content).ok ? apiCheck(file, ['records', index], () => checkCandidate({ comment: null, ...record }, zone)) : []));
+  const geo = (spec.geo_routes ?? []).flatMap((set, index) => {
+    const name = relativeRecordName(set.record, zone);
+    const record = (spec.records ?? []).find((candidate) => relativeRecordName(candidate.name, zone) === name && GEO_TYPES.has(candidate.type) && (!set.type || candidate.type === set.type));
+    return record ? apiCheck(file, ['geo_routes', index], () => checkGeoRouteSet(record.type, set.routes as GeoRouteInput[])) : [];
+  });
+  const origins = (spec.origins ?? []).flatMap((origin, index) => apiCheck(file, ['origins', index], () => normalizeInput(origin as never)));
+  const rules = RULE_SECTIONS.flatMap((section) => (spec[section] ?? []).flatMap((rule, index) => apiCheck(file, [section, index], () => ruleKind(RULE_PATHS[section]).check({ match: {}, ...rule } as RuleRecord))));
+  const routing = (['anycast_ipv4', 'anycast_ipv6'] as const).flatMap((family) =>
+    spec.routing?.[family] ? apiCheck(file, ['routing'], () => parseAddressList(spec.routing![family]!, family === 'anycast_ipv4' ? 4 : 6, family)) : [],
+  );
+  return [...records, ...geo, ...origins, ...rules, ...routing];
+}
+
 /** Everything wrong across the items of one domain file that its schema cannot see. */
 export function crossCheckDomain(spec: DomainSpec, file: YamlFile): Problem[] {
-  return [...recordProblems(spec, file), ...geoRouteProblems(spec, file), ...originProblems(spec, file), ...ruleProblems(spec, file)];
+  return [...recordProblems(spec, file), ...geoRouteProblems(spec, file), ...originProblems(spec, file), ...ruleProblems(spec, file), ...apiProblems(spec, file)];
 }

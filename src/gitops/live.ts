@@ -6,7 +6,7 @@ import { RULE_SECTIONS } from './spec.js';
 
 export type LiveDomain = DomainModel & { id: string; ids: Map<string, string> };
 
-type Exported = { domain: Item; routing: Item; cache: Item; ssl: Item; records: Item[]; geo_routes: { record_id: string; routes: Item[] }[]; origins: Item[]; rules: Record<string, Item[]> };
+export type Exported = { domain: Item; routing: Item; cache: Item; ssl: Item; records: Item[]; geo_routes: { record_id: string; routes: Item[] }[]; origins: Item[]; rules: Record<string, Item[]> };
 
 /**
  * One exported domain in the planner's model. `ids` maps each item's model key

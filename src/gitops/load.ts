@@ -17,16 +17,32 @@ export type DesiredState = {
   domains: LoadedDomain[];
   settings: Record<string, Record<string, unknown>>;
   problems: Problem[];
+  /** sha256 over the path and bytes of every file read: what a saved plan was made from. */
+  digest: string;
 };
+
+/** The directory holds no desired state at all (missing, or without domains/, settings/ or cdn-gitops.yaml). */
+export class NoDesiredStateError extends Error {}
 
 const YAML_FILE = /\.ya?ml$/;
 
-async function yamlFiles(dir: string): Promise<string[]> {
+// A folder's YAML files; anything else in it (but dotfiles such as .gitkeep) is a problem, never silently skipped.
+async function yamlFiles(dir: string, relative: string, problems: Problem[]): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
     throw error;
   });
-  return entries.filter((entry) => entry.isFile() && YAML_FILE.test(entry.name)).map((entry) => entry.name).sort();
+  const names = entries.filter((entry) => !entry.name.startsWith('.')).map((entry) => entry.name).sort();
+  for (const name of names.filter((entry) => !YAML_FILE.test(entry))) problems.push({ file: path.join(relative, name), line: 1, col: 1, message: `not a YAML file: files in ${relative}/ must be named <name>.yaml (or .yml)` });
+  const yaml = names.filter((name) => YAML_FILE.test(name));
+  const stems = new Map<string, string>();
+  for (const name of yaml) {
+    const stem = name.replace(YAML_FILE, '');
+    const twin = stems.get(stem);
+    if (twin) problems.push({ file: path.join(relative, name), line: 1, col: 1, message: `${path.join(relative, twin)} describes ${stem} too; keep one file` });
+    stems.set(stem, name);
+  }
+  return yaml;
 }
 
 async function readYaml(root: string, relative: string): Promise<YamlFile> {
@@ -75,7 +91,7 @@ async function loadDomainFile(root: string, relative: string, validators: Gitops
 }
 
 async function loadDomains(root: string, validators: GitopsValidators, problems: Problem[]): Promise<LoadedDomain[]> {
-  const names = await yamlFiles(path.join(root, 'domains'));
+  const names = await yamlFiles(path.join(root, 'domains'), 'domains', problems);
   const results = await Promise.all(names.map((name) => loadDomainFile(root, path.join('domains', name), validators)));
   for (const result of results) problems.push(...result.problems);
   return results.flatMap((result) => (result.domain ? [result.domain] : []));
@@ -94,7 +110,7 @@ function settingsProblems(file: YamlFile, group: string): Problem[] {
 
 async function loadSettings(root: string, validators: GitopsValidators, problems: Problem[]): Promise<Record<string, Record<string, unknown>>> {
   const settings: Record<string, Record<string, unknown>> = {};
-  for (const name of await yamlFiles(path.join(root, 'settings'))) {
+  for (const name of await yamlFiles(path.join(root, 'settings'), 'settings', problems)) {
     const yaml = await readYaml(root, path.join('settings', name));
     problems.push(...yaml.problems);
     if (yaml.data === undefined) continue;
@@ -107,8 +123,8 @@ async function loadSettings(root: string, validators: GitopsValidators, problems
 }
 
 async function loadRepository(root: string, validators: GitopsValidators, problems: Problem[]): Promise<RepositorySpec> {
-  const files = await yamlFiles(root);
-  const name = files.find((file) => file.replace(YAML_FILE, '') === 'cdn-gitops');
+  const entries = await readdir(root);
+  const name = entries.find((file) => file === 'cdn-gitops.yaml') ?? entries.find((file) => file === 'cdn-gitops.yml');
   const data: Record<string, unknown> = {};
   if (!name) {
     validators.repository(data);
@@ -128,9 +144,38 @@ let validators: GitopsValidators | undefined;
  */
 export async function loadDesiredState(root: string): Promise<DesiredState> {
   validators ??= loadGitopsValidators();
+  await assertDesiredStateDir(root);
   const problems: Problem[] = [];
   const repository = await loadRepository(root, validators, problems);
   const domains = await loadDomains(root, validators, problems);
   const settings = await loadSettings(root, validators, problems);
-  return { repository, domains, settings, problems };
+  return { repository, domains, settings, problems, digest: await digestOf(root) };
+}
+
+async function assertDesiredStateDir(root: string): Promise<void> {
+  const entries = await readdir(root).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') throw new NoDesiredStateError(`${root} does not exist`);
+    if (error.code === 'ENOTDIR') throw new NoDesiredStateError(`${root} is not a directory`);
+    throw error;
+  });
+  if (!entries.some((entry) => ['domains', 'settings', 'cdn-gitops.yaml', 'cdn-gitops.yml'].includes(entry))) {
+    throw new NoDesiredStateError(`${root} holds no desired state: expected domains/<apex>.yaml, settings/<group>.yaml or cdn-gitops.yaml`);
+  }
+}
+
+/** The files of a desired state, relative to its root, in path order. */
+export async function desiredFiles(root: string): Promise<string[]> {
+  const files = [...(await readdir(root)).filter((name) => /^cdn-gitops\.ya?ml$/.test(name))];
+  for (const folder of ['domains', 'settings']) {
+    const names = await readdir(path.join(root, folder)).catch(() => [] as string[]);
+    files.push(...names.filter((name) => YAML_FILE.test(name) && !name.startsWith('.')).map((name) => path.join(folder, name)));
+  }
+  return files.sort();
+}
+
+// Over every file of the desired state, in path order; read again (the loader's cache keeps only parsed results).
+async function digestOf(root: string): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of await desiredFiles(root)) hash.update(`${file}\0`).update(await readFile(path.join(root, file))).update('\0');
+  return hash.digest('hex');
 }

@@ -64,16 +64,23 @@ export function nullableRuleFields(): Record<string, string[]> {
   return nullable;
 }
 
-const DEFAULTS_OF: Record<string, string> = { record: 'record', origin: 'origin', routing: 'routing', cache: 'cache-settings', ssl: 'ssl-settings-create', ...RULE_SCHEMA_IDS };
-let defaults: Record<string, Record<string, unknown>> | undefined;
+const DEFINITION_OF: Record<string, string> = { record: 'record', origin: 'origin', routing: 'routing', cache: 'cache-settings', ssl: 'ssl-settings-create', ...RULE_SCHEMA_IDS };
+let properties: Record<string, Record<string, { default?: unknown }>> | undefined;
+
+function propertiesOf(resource: string): Record<string, { default?: unknown }> {
+  properties ??= (() => {
+    const defs = JSON.parse(readFileSync(`${DIR}domain.schema.json`, 'utf8')).$defs as Record<string, { properties?: Record<string, { default?: unknown }> }>;
+    return Object.fromEntries(Object.entries(DEFINITION_OF).map(([name, id]) => [name, defs[id].properties ?? {}]));
+  })();
+  return properties[resource] ?? {};
+}
+
+/** Per resource of a domain file (record, origin, routing, cache, ssl, each rule section), the fields a file may set. */
+export function fileFields(resource: string): string[] {
+  return Object.keys(propertiesOf(resource));
+}
 
 /** Per resource of a domain file, the value each field takes when the file leaves it out. */
 export function fieldDefaults(resource: string): Record<string, unknown> {
-  defaults ??= (() => {
-    const defs = JSON.parse(readFileSync(`${DIR}domain.schema.json`, 'utf8')).$defs as Record<string, { properties?: Record<string, { default?: unknown }> }>;
-    return Object.fromEntries(
-      Object.entries(DEFAULTS_OF).map(([name, id]) => [name, Object.fromEntries(Object.entries(defs[id].properties ?? {}).filter(([, property]) => property.default !== undefined).map(([field, property]) => [field, property.default]))]),
-    );
-  })();
-  return defaults[resource] ?? {};
+  return Object.fromEntries(Object.entries(propertiesOf(resource)).filter(([, property]) => property.default !== undefined).map(([field, property]) => [field, property.default]));
 }

@@ -18,7 +18,8 @@ export interface DesiredSource {
   atCommit?<T>(sha: string, work: (dir: string) => Promise<T>): Promise<T | undefined>;
 }
 
-async function headOf(dir: string): Promise<string | null> {
+/** The commit checked out at `dir`, or null when it is not in a git repository. */
+export async function headOf(dir: string): Promise<string | null> {
   try {
     return (await simpleGit(dir).revparse(['HEAD'])).trim();
   } catch {

@@ -87,11 +87,13 @@ export async function runAuditedStep(route: Route, context: RouteContext, tx: Db
 }
 
 async function runAudited(route: Route, context: RouteContext, prisma: Db): Promise<unknown> {
-  return prisma.$transaction(async (tx) => {
-    const result = await runAuditedStep(route, context, tx as unknown as Db);
+  const result = await prisma.$transaction(async (tx) => {
+    const answer = await runAuditedStep(route, context, tx as unknown as Db);
     if (route.publishes) await markConfigDirty(tx as unknown as Db, route.audit!.action);
-    return result;
+    return answer;
   }, AUDIT_TRANSACTION);
+  route.afterCommit?.(context, result);
+  return result;
 }
 
 function bodyOf(route: Route, req: Request): unknown {

@@ -48,7 +48,7 @@ function inOperation(index: number, operation: Operation, error: unknown): unkno
  */
 export function batchRoute(deps: AppDeps, routes: Route[]): Route {
   const match = routeMatcher(routes.filter(batchable));
-  async function runOperation(context: RouteContext, tx: Db, operation: Operation, ids: Map<string, string>): Promise<{ route: Route; result: unknown }> {
+  async function runOperation(context: RouteContext, tx: Db, operation: Operation, ids: Map<string, string>): Promise<{ route: Route; result: unknown; scoped: RouteContext }> {
     const path = resolvePath(operation, ids);
     const found = match(operation.method.toLowerCase() as Method, path);
     if (!found) throw new ValidationError('path', `${operation.method} ${path} is not a write this API can run in a batch`);
@@ -59,8 +59,8 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
     if (route.body && body === undefined) throw new ValidationError(undefined, 'this operation needs a body');
     const sent = body === undefined ? undefined : structuredClone(body);
     if (route.body) assertValid(validatorFor(deps.ajv, route.body), body);
-    const result = await runAuditedStep(route, { ...context, params, query: {}, body, sent }, tx);
-    return { route, result };
+    const scoped = { ...context, params, query: {}, body, sent };
+    return { route, result: await runAuditedStep(route, scoped, tx), scoped };
   }
   return {
     method: 'post',
@@ -69,6 +69,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
     body: 'batch-request',
     handler: async (context) => {
       const operations = (context.body as { operations: Operation[] }).operations;
+      const committed: (() => void)[] = [];
       const results = await deps.prisma.$transaction(async (transaction) => {
         const tx = transaction as unknown as Db;
         const ids = new Map<string, string>();
@@ -76,7 +77,8 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
         let publishes = false;
         for (const [index, operation] of operations.entries()) {
           try {
-            const { route, result } = await runOperation(context, tx, operation, ids);
+            const { route, result, scoped } = await runOperation(context, tx, operation, ids);
+            if (route.afterCommit) committed.push(() => route.afterCommit!(scoped, result));
             const id = (result as { data?: { id?: unknown } } | undefined)?.data?.id;
             if (operation.ref && typeof id === 'string') ids.set(operation.ref, id);
             publishes ||= route.publishes === true;
@@ -88,6 +90,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
         if (publishes) await markConfigDirty(tx, 'batch');
         return done;
       }, BATCH_TRANSACTION);
+      for (const run of committed) run();
       return { data: { results } };
     },
   };

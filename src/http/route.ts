@@ -53,6 +53,8 @@ export type Route = {
   status?: number;
   /** Audited routes run in one transaction with their audit event. */
   audit?: AuditSpec;
+  /** Runs once the route's transaction committed (e.g. waking a loop that must see the change). */
+  afterCommit?: (context: RouteContext, result: any) => void;
   /** The handler takes its own lock and transaction (not the request's), so it cannot run in a batch. */
   ownTransaction?: boolean;
   /** The change affects what edges or DNS serve: the published config is marked dirty in the same transaction. */

@@ -112,6 +112,15 @@ describe('GitOps controller in the core', function () {
     expect(warning.message).to.include(shas[1].slice(0, 12));
   });
 
+  it('records a rejected commit once, however often it is reconciled', async () => {
+    const sha = shas.at(-1)!;
+    await hook();
+    expect((await reconcileAfterRestart('data-rejected')).status).to.equal('rejected');
+    expect((await reconcileAfterRestart('data-rejected')).status).to.equal('rejected');
+    const runs = (await core.get('/api/v1/gitops/runs?limit=50')).data.filter((run: Json) => run.commit_sha === sha);
+    expect(runs.map((run: Json) => run.status)).to.deep.equal(['rejected']);
+  });
+
   it('reports an API change to a git-owned item as drift and keeps it when self_heal is off, reverts it when on', async () => {
     const sha = await commit('fix the record', async () => edit('domains/shop.example.yaml', (text) => text.replace('content: 999.1.1.1,', 'content: 198.51.100.20,')));
     const docs = await domainByApex('docs.example');
@@ -126,6 +135,8 @@ describe('GitOps controller in the core', function () {
     expect(run.drift).to.deep.equal([{ domain: 'docs.example', resource: 'origin', key: 'https://docs-site.pages.example.net:443', action: 'update', fields: [{ field: 'weight', before: 7, after: 100 }] }]);
     expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(7);
     expect((await core.get(`/api/v1/domains/${shop.id}/origins`)).data.find((origin: Json) => origin.id === shopOrigin.id).weight).to.equal(100);
+    expect(run.reverted).to.deep.equal([{ domain: 'shop.example', resource: 'origin', key: 'https://backup.shop.example.net:443', action: 'update', fields: [{ field: 'weight', before: 3, after: 100 }] }]);
+    expect(run.counts.reverted).to.equal(1);
     expect((await core.get('/api/v1/gitops/status')).data.repos[0]).to.include({ state: 'drifted', last_good_commit: sha });
   });
 
@@ -191,6 +202,31 @@ describe('GitOps controller in the core', function () {
     const report = await reconcileAfterRestart('data-orphans');
     expect(report.orphaned).to.deep.equal(['api.example']);
     expect(await domainByApex('api.example')).to.not.equal(undefined);
+  });
+
+  it('applies a refused plan once an operator accepts it for that commit, and records who and why', async () => {
+    const sha = await commit('drop most of blog.example and tighten the gate', async () => {
+      await edit('domains/blog.example.yaml', (text) => text.replace(/records:\n(  - .*\n)+/, 'records: []\n'));
+      await edit('cdn-gitops.yaml', (text) => `${text}min_live_items: 0\nmax_delete_percent: 1\n`.replace('max_delete_percent: 25\n', ''));
+    });
+    await hook();
+    const refused = await runFor(sha);
+    expect(refused.status).to.equal('refused');
+    await core.post('/api/v1/gitops/acceptances', { repo: refused.repo, commit_sha: 'f'.repeat(40), reason: 'typo' }, 409);
+    const accepted = await core.post('/api/v1/gitops/acceptances', { repo: refused.repo, commit_sha: sha.slice(0, 10), reason: 'blog moves to a static host' }, 201);
+    expect(accepted.data).to.include({ commit_sha: sha, reason: 'blog moves to a static host', actor: 'anonymous' });
+    const applied = await eventually('the accepted run', async () => (await core.get('/api/v1/gitops/runs')).data.find((run: Json) => run.commit_sha === sha && run.status === 'applied'));
+    expect(applied.accepted).to.include({ reason: 'blog moves to a static host', actor: 'anonymous' });
+    expect(applied.accepted.safety).to.match(/^the plan deletes \d+ of \d+ live items/);
+    expect((await core.get(`/api/v1/domains/${(await domainByApex('blog.example')).id}/dns/records`)).data).to.deep.equal([]);
+    const audit = (await core.get('/api/v1/audit?limit=20')).data.find((event: Json) => event.action === 'gitops.accept_refused_plan');
+    expect(audit).to.include({ target_type: 'gitops_commit', target_id: sha });
+    const restored = await commit('restore blog.example and the gate', async () => {
+      await cp(path.join(EXAMPLE, 'domains/blog.example.yaml'), path.join(dir, 'work/domains/blog.example.yaml'));
+      await edit('cdn-gitops.yaml', (text) => text.replace('min_live_items: 0\nmax_delete_percent: 1\n', 'max_delete_percent: 25\n'));
+    });
+    await hook();
+    expect((await runFor(restored)).status).to.equal('applied');
   });
 
   it('wakes the controller from a form-encoded push hook signed over its raw bytes', async () => {

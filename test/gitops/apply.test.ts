@@ -129,7 +129,8 @@ describe('plan and apply against a live core', function () {
     // docs.example fails at apply time: its new secret names an environment variable that is not set.
     await edit('domains/docs.example.yaml', (text) => text.replace('domain: docs.example', 'domain: docs.example\norigin_shield:\n  secret: ${DOCS_SECRET_NOT_SET}'));
     await edit('domains/blog.example.yaml', (text) => text.replace('ttl: 600', 'ttl: 900'));
-    const { results } = await apply();
+    const { planned, results } = await apply();
+    expect(planned.problems.map((problem) => problem.message)).to.deep.equal(['environment variable DOCS_SECRET_NOT_SET is not set (referenced as ${DOCS_SECRET_NOT_SET})']);
     const docs = results.find((result) => result.domain === 'docs.example')!;
     expect(docs.ok).to.equal(false);
     expect(docs.error).to.equal('environment variable DOCS_SECRET_NOT_SET is not set (referenced as ${DOCS_SECRET_NOT_SET})');

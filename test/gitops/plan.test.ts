@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { desiredModel, type DomainModel } from '../../src/gitops/model.js';
 import { fieldChanges, planDomain, safetyProblem, combinePlans } from '../../src/gitops/plan.js';
+import { MARKDOWN_LIMIT, planMarkdown } from '../../src/gitops/print.js';
 import type { DomainSpec } from '../../src/gitops/spec.js';
 
 const spec = (extra: Partial<DomainSpec> = {}): DomainSpec => ({
@@ -130,5 +131,18 @@ describe('planning (pure)', () => {
     const live = liveOf(desiredModel(withLimit({ challenge_difficulty: 4 })));
     const update = planDomain(desiredModel(withLimit({})), live, { prune: true }).changes.find((change) => change.resource === 'rate_limits')!;
     expect(update.fields).to.deep.equal([{ field: 'challenge_difficulty', before: 4, after: null }]);
+  });
+
+  it("keeps the Markdown plan under GitHub's comment limit, each domain folded under a summary table", () => {
+    const domains = Array.from({ length: 200 }, (_, index) => planDomain(desiredModel({ ...spec(), domain: `d${index}.example`, headers: [{ name: 'hsts', header_name: 'Strict-Transport-Security', value: 'x'.repeat(400) }] }), undefined, { prune: true }));
+    const markdown = planMarkdown(combinePlans([], domains), 'the plan deletes 9 of 10 live items (90%)');
+    expect(markdown.length).to.be.lessThan(MARKDOWN_LIMIT);
+    expect(markdown).to.include('> the plan deletes 9 of 10 live items (90%)');
+    expect(markdown).to.include('| domain | action | create | update | delete | not in git |');
+    expect(markdown).to.match(/<details><summary><b>d0\.example \(new domain\)<\/b>: 5 to create, 0 to update, 0 to delete<\/summary>/);
+    expect(markdown).to.match(/The plan is too long for one comment; the rest is not shown\. The full plan is in `cdn plan --json`/);
+    const small = planMarkdown(combinePlans([], domains.slice(0, 2)));
+    expect(small).to.not.include('too long');
+    expect(small.match(/<details>/g)).to.have.length(2);
   });
 });

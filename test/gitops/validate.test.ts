@@ -128,6 +128,54 @@ describe('desired-state validation', () => {
     expect(await problemsOf({ 'domains/b.example.yaml': 'domain: a.example\n' })).to.deep.equal(['domains/b.example.yaml:1:9: the file of a.example must be named domains/a.example.yaml']);
   });
 
+  it('reads *.yml files, and names every other file in domains/ or settings/ instead of skipping it', async () => {
+    const dir = await repoWith({ 'domains/a.example.yml': 'domain: a.example\n', 'domains/.gitkeep': '', 'cdn-gitops.yml': 'max_delete_percent: 10\n' });
+    try {
+      const state = await loadDesiredState(dir);
+      expect(state.problems).to.deep.equal([]);
+      expect(state.domains.map((domain) => domain.spec.domain)).to.deep.equal(['a.example']);
+      expect(state.repository.max_delete_percent).to.equal(10);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(await problemsOf({ 'domains/a.example.json': '{}', 'settings/dns.txt': '' })).to.deep.equal([
+      'domains/a.example.json:1:1: not a YAML file: files in domains/ must be named <name>.yaml (or .yml)',
+      'settings/dns.txt:1:1: not a YAML file: files in settings/ must be named <name>.yaml (or .yml)',
+    ]);
+    expect(await problemsOf({ 'domains/a.example.yaml': 'domain: a.example\n', 'domains/a.example.yml': 'domain: a.example\n' })).to.deep.equal(['domains/a.example.yml:1:1: domains/a.example.yaml describes a.example too; keep one file']);
+  });
+
+  it('runs the checks the API runs when each item is written', async () => {
+    const problems = await problemsOf(
+      domainFile(
+        'a.example',
+        [
+          'routing: { routing_mode: anycast, anycast_ipv4: [not-an-ip] }',
+          'records:',
+          '  - { type: MX, name: "@", content: 10 mx.example.net, proxied: true }',
+          '  - { type: A, name: api, content: 192.0.2.1 }',
+          'geo_routes:',
+          '  - { record: api, routes: [{ scope: country, code: DE, target: 192.0.2.2 }] }',
+          'origins:',
+          '  - { host: "bad host!" }',
+          'headers:',
+          '  - { name: h, header_name: Connection, value: x }',
+          'rate_limits:',
+          '  - { name: r, requests: 10, period_seconds: 60, key: header }',
+          '',
+        ].join('\n'),
+      ),
+    );
+    expect(problems).to.have.members([
+      'domains/a.example.yaml:2:49: "not-an-ip" is not an IPv4 address',
+      'domains/a.example.yaml:4:65: only A, AAAA and CNAME records can be proxied, not MX',
+      'domains/a.example.yaml:7:28: a geo route set needs exactly one default route (found 0)',
+      'domains/a.example.yaml:9:13: "bad host!" is not a hostname or IP address',
+      'domains/a.example.yaml:11:29: connection is managed by the proxy and cannot be changed by a header rule',
+      'domains/a.example.yaml:13:5: key_header is required when key is header',
+    ]);
+  });
+
   it('checks the repository options file', async () => {
     expect(await problemsOf({ 'cdn-gitops.yaml': 'max_delete_percent: 150\n' })).to.deep.equal(['cdn-gitops.yaml:1:21: max_delete_percent must be <= 100']);
   });

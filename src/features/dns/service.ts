@@ -34,7 +34,7 @@ type RecordRow = {
   updated_at: Date;
 };
 
-type Candidate = Omit<RecordRow, 'id' | 'domain_id' | 'created_at' | 'updated_at'>;
+export type Candidate = Omit<RecordRow, 'id' | 'domain_id' | 'created_at' | 'updated_at'>;
 
 /** The API shape of a DNS record; `fqdn` is the absolute name for convenience. */
 export function serializeRecord(row: RecordRow, zone: string) {
@@ -55,7 +55,8 @@ export function serializeRecord(row: RecordRow, zone: string) {
   };
 }
 
-function checkCandidate(candidate: Candidate, zone: string): Candidate {
+/** A record's own rules, whatever else is in its zone: a valid name and content, and what its type allows (422 otherwise). */
+export function checkCandidate(candidate: Candidate, zone: string): Candidate {
   const name = relativeRecordName(candidate.name, zone);
   if (!name) throw new ValidationError('name', `${JSON.stringify(candidate.name)} is not a valid name inside ${zone} (use "@" for the apex)`);
   const content = checkRecordContent(candidate.type, candidate.content);

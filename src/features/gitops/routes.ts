@@ -24,11 +24,9 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       body: 'gitops-accept',
       status: 201,
       audit: { action: 'gitops.accept_refused_plan', target: 'gitops_commit', targetId: (_context, result) => result?.data?.commit_sha },
-      handler: async ({ db, body, actor }) => {
-        const accepted = await acceptRefusedPlan(db, body, actor.name);
-        deps.gitops?.controller?.trigger('manual');
-        return { data: accepted };
-      },
+      handler: async ({ db, body, actor }) => ({ data: await acceptRefusedPlan(db, body, actor.name) }),
+      // The controller reads the acceptance through the API, so it is woken once it is committed.
+      afterCommit: () => deps.gitops?.controller?.trigger('manual'),
     },
     {
       method: 'get',

@@ -33,7 +33,8 @@ function normalizeOriginHost(host: string, field: string): string {
   return name;
 }
 
-function normalizeInput(input: OriginInput): OriginInput {
+/** An origin's host and host_header checked and in canonical form (422 otherwise). */
+export function normalizeInput(input: OriginInput): OriginInput {
   const data: OriginInput = { ...input };
   if (input.host !== undefined) data.host = normalizeOriginHost(input.host, 'host');
   if (typeof input.host_header === 'string') data.host_header = normalizeOriginHost(input.host_header, 'host_header');

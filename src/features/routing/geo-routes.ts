@@ -56,6 +56,13 @@ function checkRouteSet(routes: GeoRouteInput[]): void {
   if (twin !== -1) throw new ValidationError(`routes.${twin}.code`, `${routes[twin].scope} ${routes[twin].code} is listed twice`);
 }
 
+/** A route set for a record of `type`, checked and canonical: valid codes and targets, exactly one default, no twins (422 otherwise). */
+export function checkGeoRouteSet(type: string, routes: GeoRouteInput[]): GeoRouteInput[] {
+  const checked = routes.map((route, index) => checkRoute(route, index, type));
+  checkRouteSet(checked);
+  return checked;
+}
+
 /** The record's geo routes in their stored order. */
 export async function listGeoRoutes(db: Db, domainId: string, recordId: string) {
   await findGeoRecord(db, domainId, recordId);
@@ -73,8 +80,7 @@ export async function replaceGeoRoutes(db: Db, domainId: string, recordId: strin
   await lockZoneWrites(db, domainId);
   const record = await findGeoRecord(db, domainId, recordId);
   if (!['A', 'AAAA', 'CNAME'].includes(record.type)) throw new ValidationError('routes', `${record.type} records cannot have geo routes`);
-  const checked = routes.map((route, index) => checkRoute(route, index, record.type));
-  checkRouteSet(checked);
+  const checked = checkGeoRouteSet(record.type, routes);
   await db.geoRoute.deleteMany({ where: { record_id: recordId } });
   await db.geoRoute.createMany({ data: checked.map((route, position) => ({ ...route, record_id: recordId, position })) });
   await db.dnsRecord.update({ where: { id: recordId }, data: { routing_policy: checked.length ? 'geo' : 'simple' } });

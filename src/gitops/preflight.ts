@@ -1,0 +1,47 @@
+import type { DesiredState } from './load.js';
+import type { Item } from './model.js';
+import type { Plan } from './plan.js';
+import type { Problem } from './problems.js';
+import { resolveSecret } from './secrets.js';
+
+// A secret is resolved only when apply sends it: the domain is created, or the secret itself changes.
+function secretProblems(state: DesiredState, plan: Plan, env: NodeJS.ProcessEnv): Problem[] {
+  const sent = new Set(
+    plan.domains.filter((domain) => domain.changes.some((change) => change.resource === 'domain' && (change.action === 'create' || change.fields.some((field) => field.field === 'origin_shield_secret')))).map((domain) => domain.domain),
+  );
+  return state.domains.flatMap((domain) => {
+    const secret = domain.spec.origin_shield?.secret;
+    if (secret === undefined || !sent.has(domain.spec.domain)) return [];
+    try {
+      resolveSecret(secret, env);
+      return [];
+    } catch (error) {
+      return [domain.yaml.problemAt(['origin_shield', 'secret'], (error as Error).message)];
+    }
+  });
+}
+
+function hasAddresses(values: Item | undefined): boolean {
+  return ['anycast_ipv4', 'anycast_ipv6'].some((family) => Array.isArray(values?.[family]) && (values[family] as unknown[]).length > 0);
+}
+
+// Anycast routing needs addresses on the domain or platform-wide: the repository's anycast settings
+// when it has them (they are applied first), else the live ones.
+function anycastProblems(state: DesiredState, liveSettings: Record<string, Item>): Problem[] {
+  const platform = state.settings.anycast ? { ...liveSettings.anycast, ...state.settings.anycast } : liveSettings.anycast;
+  if (hasAddresses(platform)) return [];
+  return state.domains.flatMap((domain) => {
+    const routing = domain.spec.routing;
+    if (routing?.routing_mode !== 'anycast' || hasAddresses(routing as Item)) return [];
+    return [domain.yaml.problemAt(['routing', 'routing_mode'], 'anycast routing needs an anycast address: set routing.anycast_ipv4/anycast_ipv6 here, or anycast_ipv4/anycast_ipv6 in settings/anycast.yaml')];
+  });
+}
+
+/**
+ * What the API would refuse that the files alone cannot tell: a `${VAR}` that apply would
+ * send but the environment does not set, and anycast routing without any anycast address.
+ * Found before any write, with the file position, like validation problems.
+ */
+export function preflightProblems(state: DesiredState, plan: Plan, liveSettings: Record<string, Item>, env: NodeJS.ProcessEnv): Problem[] {
+  return [...secretProblems(state, plan, env), ...anycastProblems(state, liveSettings)];
+}
