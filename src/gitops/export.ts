@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
+import { Document, isMap, isScalar, isSeq, visit, type YAMLMap } from 'yaml';
 import { DEFAULT_PORT, type Item } from './model.js';
 import type { Exported } from './live.js';
 import { RULE_PATHS } from './rule-paths.js';
@@ -15,12 +15,16 @@ export function secretVariable(apex: string): string {
   return `ORIGIN_SHIELD_SECRET_${apex.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0);
+}
+
 // The fields of a live item a file would write: those the file format has, left out when they hold the default.
 function written(resource: string, item: Item, extraDefaults: Item = {}): Item {
   const defaults = { ...fieldDefaults(resource), ...extraDefaults };
   return Object.fromEntries(
     fileFields(resource)
-      .filter((field) => item[field] !== undefined && item[field] !== null && !isDeepStrictEqual(item[field], defaults[field]))
+      .filter((field) => !isEmpty(item[field]) && !isDeepStrictEqual(item[field], defaults[field]))
       .map((field) => [field, item[field]]),
   );
 }
@@ -74,15 +78,17 @@ function mapsOf(node: unknown): YAMLMap[] {
 }
 
 function flow(node: unknown): void {
-  if (isMap(node)) node.flow = true;
+  if (isMap(node) || isSeq(node)) node.flow = true;
 }
 
-// Records, origins and geo routes one per line, as people write them; rules in blocks with a one-line match.
+// Records, origins and geo routes one per line, as people write them; rules in blocks with a one-line
+// match; lists of plain values on one line.
 function styled(document: Document): void {
   const root = document.contents as YAMLMap;
   for (const section of ['records', 'origins']) mapsOf(root.get(section, true)).forEach(flow);
   for (const set of mapsOf(root.get('geo_routes', true))) mapsOf(set.get('routes', true)).forEach(flow);
   for (const section of RULE_SECTIONS) for (const rule of mapsOf(root.get(section, true))) flow(rule.get('match', true));
+  visit(document, { Seq: (_, node) => (node.items.every(isScalar) ? flow(node) : undefined) });
 }
 
 /** The text of `domains/<apex>.yaml` for an exported domain, with the schema modeline for editors. */

@@ -1,8 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { hasControlCharacter } from '../shared/control-characters.js';
 import type { DesiredState } from './load.js';
 import type { Item } from './model.js';
 import type { Plan } from './plan.js';
 import type { Problem } from './problems.js';
 import { resolveSecret } from './secrets.js';
+
+type Bounds = { minLength: number; maxLength: number };
+let secretBounds: Bounds | undefined;
+
+// The API's bounds of origin_shield_secret, read from its own request schema.
+function boundsOfSecret(): Bounds {
+  secretBounds ??= JSON.parse(readFileSync(new URL('../../schemas/api/domain-create.json', import.meta.url), 'utf8')).properties.origin_shield_secret as Bounds;
+  return secretBounds;
+}
+
+/** Why the API would refuse a resolved secret value (its bounds), if it would. */
+function secretValueProblem(value: string): string | undefined {
+  const { minLength, maxLength } = boundsOfSecret();
+  if (value.length < minLength || value.length > maxLength) return `the resolved secret has ${value.length} characters; the API takes ${minLength} to ${maxLength}`;
+  return hasControlCharacter(value) ? 'the resolved secret holds control characters, which the API refuses' : undefined;
+}
 
 // A secret is resolved only when apply sends it: the domain is created, or the secret itself changes.
 function secretProblems(state: DesiredState, plan: Plan, env: NodeJS.ProcessEnv): Problem[] {
@@ -13,8 +31,8 @@ function secretProblems(state: DesiredState, plan: Plan, env: NodeJS.ProcessEnv)
     const secret = domain.spec.origin_shield?.secret;
     if (secret === undefined || !sent.has(domain.spec.domain)) return [];
     try {
-      resolveSecret(secret, env);
-      return [];
+      const problem = secretValueProblem(resolveSecret(secret, env));
+      return problem ? [domain.yaml.problemAt(['origin_shield', 'secret'], problem)] : [];
     } catch (error) {
       return [domain.yaml.problemAt(['origin_shield', 'secret'], (error as Error).message)];
     }
