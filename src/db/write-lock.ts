@@ -15,6 +15,14 @@ const WRITE_LOCK_SPACE = LOCK_KEYS.writeScope;
 export async function lockForWrite(db: Db, scope: string): Promise<void> {
   // An interactive transaction's client has no $transaction; outside one the lock would be released at once.
   if (typeof (db as { $transaction?: unknown }).$transaction === 'function') throw new Error(`lockForWrite(${scope}) must run inside a transaction`);
+  const held = heldLocks.get(db) ?? new Set<string>();
+  if (held.has(scope)) return;
   await db.$executeRaw`SELECT pg_advisory_xact_lock(${WRITE_LOCK_SPACE}::int4, hashtext(${scope}))`;
+  held.add(scope);
+  heldLocks.set(db, held);
 }
+
+// The scopes each transaction already holds: a batch of writes to one zone takes its lock once
+// (transaction-scoped locks last until commit or rollback, and the transaction's client dies with it).
+const heldLocks = new WeakMap<Db, Set<string>>();
 

@@ -7,7 +7,7 @@ import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
 import { ANONYMOUS, type Actor } from './actor.js';
-import { writeAudit, redactSecrets } from './audit-writer.js';
+import { writeAudit, redactSecrets, type AuditEntry } from './audit-writer.js';
 import { markConfigDirty } from '../publish/dirty.js';
 import type { ActiveVersion } from '../publish/active-version.js';
 import { verifyEdgeRequest } from '../features/edges/edge-auth.js';
@@ -67,14 +67,17 @@ function deepestPathId(params: Record<string, string>): string | undefined {
   return params.ruleId ?? params.recordId ?? params.originId ?? params.requestId ?? params.domainId;
 }
 
-/** Runs an audited route's handler on `tx` and writes its audit event there (the caller holds the transaction). */
-export async function runAuditedStep(route: Route, context: RouteContext, tx: Db): Promise<unknown> {
+/**
+ * Runs an audited route's handler on `tx` and writes its audit event there (the caller holds the
+ * transaction), or adds it to `audits` for the caller to write with the others (a batch).
+ */
+export async function runAuditedStep(route: Route, context: RouteContext, tx: Db, audits?: AuditEntry[]): Promise<unknown> {
   const audit = route.audit!;
   const scoped = { ...context, db: tx };
   const result = (await route.handler(scoped)) as { data?: { id?: unknown; domain_id?: unknown } } | undefined;
   const targetId = audit.targetId?.(scoped, result) ?? (typeof result?.data?.id === 'string' ? result.data.id : deepestPathId(context.params));
   const domainId = context.params.domainId ?? (audit.target === 'domain' ? targetId : undefined);
-  await writeAudit(tx, {
+  const entry: AuditEntry = {
     actor: context.actor,
     action: audit.action,
     targetType: audit.target,
@@ -82,7 +85,9 @@ export async function runAuditedStep(route: Route, context: RouteContext, tx: Db
     domainId,
     requestId: context.requestId,
     detail: context.sent && Object.keys(context.sent).length > 0 ? { body: redactSecrets(context.sent) } : {},
-  });
+  };
+  if (audits) audits.push(entry);
+  else await writeAudit(tx, entry);
   return result;
 }
 

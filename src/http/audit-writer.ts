@@ -27,18 +27,25 @@ export type AuditEntry = {
   detail?: unknown;
 };
 
+function rowOf(entry: AuditEntry) {
+  return {
+    actor: entry.actor.name,
+    actor_type: entry.actor.type,
+    action: entry.action,
+    target_type: entry.targetType,
+    target_id: entry.targetId ?? null,
+    domain_id: entry.domainId ?? null,
+    request_id: entry.requestId ?? null,
+    detail: (entry.detail ?? {}) as object,
+  };
+}
+
 /** Writes one audit event (inside the caller's transaction when given one). */
 export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
-  await db.auditEvent.create({
-    data: {
-      actor: entry.actor.name,
-      actor_type: entry.actor.type,
-      action: entry.action,
-      target_type: entry.targetType,
-      target_id: entry.targetId ?? null,
-      domain_id: entry.domainId ?? null,
-      request_id: entry.requestId ?? null,
-      detail: (entry.detail ?? {}) as object,
-    },
-  });
+  await db.auditEvent.create({ data: rowOf(entry) });
+}
+
+/** Writes audit events in one statement, in order (a batch's writes). */
+export async function writeAudits(db: Db, entries: AuditEntry[]): Promise<void> {
+  if (entries.length) await db.auditEvent.createMany({ data: entries.map(rowOf) });
 }

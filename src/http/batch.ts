@@ -1,5 +1,6 @@
 import type { AppDeps } from './app.js';
 import { runAuditedStep } from './app.js';
+import { writeAudits, type AuditEntry } from './audit-writer.js';
 import { assertAllowed } from './auth.js';
 import type { Db } from '../db/client.js';
 import { markConfigDirty } from '../publish/dirty.js';
@@ -48,7 +49,7 @@ function inOperation(index: number, operation: Operation, error: unknown): unkno
  */
 export function batchRoute(deps: AppDeps, routes: Route[]): Route {
   const match = routeMatcher(routes.filter(batchable));
-  async function runOperation(context: RouteContext, tx: Db, operation: Operation, ids: Map<string, string>): Promise<{ route: Route; result: unknown; scoped: RouteContext }> {
+  async function runOperation(context: RouteContext, tx: Db, operation: Operation, ids: Map<string, string>, audits: AuditEntry[]): Promise<{ route: Route; result: unknown; scoped: RouteContext }> {
     const path = resolvePath(operation, ids);
     const found = match(operation.method.toLowerCase() as Method, path);
     if (!found) throw new ValidationError('path', `${operation.method} ${path} is not a write this API can run in a batch`);
@@ -60,7 +61,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
     const sent = body === undefined ? undefined : structuredClone(body);
     if (route.body) assertValid(validatorFor(deps.ajv, route.body), body);
     const scoped = { ...context, params, query: {}, body, sent };
-    return { route, result: await runAuditedStep(route, scoped, tx), scoped };
+    return { route, result: await runAuditedStep(route, scoped, tx, audits), scoped };
   }
   return {
     method: 'post',
@@ -73,11 +74,12 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
       const results = await deps.prisma.$transaction(async (transaction) => {
         const tx = transaction as unknown as Db;
         const ids = new Map<string, string>();
+        const audits: AuditEntry[] = [];
         const done: OperationResult[] = [];
         let publishes = false;
         for (const [index, operation] of operations.entries()) {
           try {
-            const { route, result, scoped } = await runOperation(context, tx, operation, ids);
+            const { route, result, scoped } = await runOperation(context, tx, operation, ids, audits);
             if (route.afterCommit) committed.push(() => route.afterCommit!(scoped, result));
             const id = (result as { data?: { id?: unknown } } | undefined)?.data?.id;
             if (operation.ref && typeof id === 'string') ids.set(operation.ref, id);
@@ -87,6 +89,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
             throw inOperation(index, operation, error);
           }
         }
+        await writeAudits(tx, audits);
         if (publishes) await markConfigDirty(tx, 'batch');
         return done;
       }, BATCH_TRANSACTION);
