@@ -49,6 +49,7 @@ const client = new ApiClient(base);
 try {
   const first = await runOf(client, firstSha);
   console.log(`first full apply by the controller    ${((performance.now() - started) / 1000).toFixed(2)} s wall (${first.finished_at - first.started_at} s in the run) — status ${first.status}, ${JSON.stringify(first.counts)}`);
+  for (const failed of first.domains.filter((domain: { ok: boolean }) => !domain.ok).slice(0, 3)) console.log(`  failed: ${failed.domain}: ${failed.error}`);
 
   for (const round of [1, 2]) {
     const noopStarted = performance.now();

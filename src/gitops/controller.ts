@@ -206,9 +206,8 @@ export class GitopsController {
   // The operator's acceptance of this commit's refused plan (POST /api/v1/gitops/acceptances), if any.
   private async acceptanceOf(sha: string | null): Promise<Acceptance | undefined> {
     if (!sha) return undefined;
-    const query = new URLSearchParams({ repo: this.options.source.label, limit: '50' });
-    const acceptances = (await this.options.client.request('GET', `/api/v1/gitops/acceptances?${query}`)).data as Acceptance[];
-    return acceptances.find((acceptance) => acceptance.commit_sha === sha);
+    const query = new URLSearchParams({ repo: this.options.source.label, commit_sha: sha });
+    return ((await this.options.client.request('GET', `/api/v1/gitops/acceptances?${query}`)).data as Acceptance[])[0];
   }
 
   private remember(desired: Map<string, DomainModel>, failed: string[]): void {

@@ -3,7 +3,9 @@ import { runAuditedStep } from './app.js';
 import { writeAudits, type AuditEntry } from './audit-writer.js';
 import { assertAllowed } from './auth.js';
 import type { Db } from '../db/client.js';
+import { bumpReadVersions, deferReadVersions } from '../db/read-versions.js';
 import { markConfigDirty } from '../publish/dirty.js';
+import { isTransactionConflict } from './database-errors.js';
 import { toHttpError } from './error-handler.js';
 import { HttpError, ValidationError } from './errors.js';
 import type { Method, Route, RouteContext } from './route.js';
@@ -15,6 +17,19 @@ type Operation = { ref?: string; method: string; path: string; body?: Record<str
 type OperationResult = { status: number; body: unknown };
 
 const BATCH_TRANSACTION = { timeout: 120000, maxWait: 10000 };
+const CONFLICT_ATTEMPTS = 3;
+
+// A batch that lost a deadlock was rolled back whole, so it is run again (with a little jitter) before giving up.
+async function withConflictRetries<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= CONFLICT_ATTEMPTS || !isTransactionConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * attempt));
+    }
+  }
+}
 const REFERENCE = /@\{([A-Za-z0-9_-]{1,64})\}/g;
 
 /**
@@ -71,8 +86,10 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
     handler: async (context) => {
       const operations = (context.body as { operations: Operation[] }).operations;
       const committed: (() => void)[] = [];
-      const results = await deps.prisma.$transaction(async (transaction) => {
+      const results = await withConflictRetries(() => deps.prisma.$transaction(async (transaction) => {
         const tx = transaction as unknown as Db;
+        committed.length = 0;
+        await deferReadVersions(tx);
         const ids = new Map<string, string>();
         const audits: AuditEntry[] = [];
         const done: OperationResult[] = [];
@@ -90,9 +107,10 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
           }
         }
         await writeAudits(tx, audits);
+        await bumpReadVersions(tx);
         if (publishes) await markConfigDirty(tx, 'batch');
         return done;
-      }, BATCH_TRANSACTION);
+      }, BATCH_TRANSACTION));
       for (const run of committed) run();
       return { data: { results } };
     },

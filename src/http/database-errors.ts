@@ -77,3 +77,12 @@ export function refusedValueReason(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+// 40P01 deadlock, 40001 serialization failure; Prisma's P2034 says the same.
+const CONFLICT_CODES = new Set(['40P01', '40001', 'P2034']);
+
+/** True when the transaction lost a deadlock or a serialization conflict: retrying it whole may succeed. */
+export function isTransactionConflict(error: unknown): boolean {
+  for (const node of causes(error)) for (const code of codesOf(node)) if (CONFLICT_CODES.has(code)) return true;
+  return false;
+}

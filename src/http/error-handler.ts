@@ -1,7 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable, refusedValueReason } from './database-errors.js';
+import { isDatabaseUnavailable, isTransactionConflict, refusedValueReason } from './database-errors.js';
 import { bodyTooLarge, HttpError, NotFoundError, UnavailableError, unreadableBody, unsupportedBodyEncoding, ValidationError } from './errors.js';
 import { writeJson } from './reply-writer.js';
 
@@ -50,6 +50,7 @@ function fromPrisma(error: { code?: unknown; meta?: { target?: unknown; modelNam
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (isDatabaseUnavailable(error)) return new UnavailableError('database unavailable', 'the database cannot be reached; retry shortly');
+  if (isTransactionConflict(error)) return new HttpError(503, 'write conflict', undefined, 'the write conflicted with a concurrent one and was rolled back; retry it', undefined, { 'Retry-After': '1' });
   if (!error || typeof error !== 'object') return new HttpError(500, 'internal error');
   const known = fromBodyParser(error as BodyParserError) ?? fromExpress(error as BodyParserError) ?? fromPrisma(error as { code?: unknown }) ?? fromDataException(error);
   return known ?? new HttpError(500, 'internal error');

@@ -42,6 +42,16 @@ describe('POST /api/v1/batch', function () {
     expect(await changeSeq()).to.equal(before + 1);
   });
 
+  it('moves the read versions once, so cached lists show what a batch wrote', async () => {
+    const id = (await domainNamed('batch-one.example'))!.id;
+    const version = async () => (await core.db.readVersion.findMany({ orderBy: { name: 'asc' } })).map((row) => Number(row.version));
+    const before = await version();
+    expect((await core.get(`/api/v1/domains/${id}/dns/records`)).data.map((record: Json) => record.name)).to.deep.equal(['www']);
+    await core.post('/api/v1/batch', { operations: [{ method: 'POST', path: `/api/v1/domains/${id}/dns/records`, body: { type: 'TXT', name: 'cached', content: 'seen' } }] }, 200);
+    expect((await core.get(`/api/v1/domains/${id}/dns/records`)).data.map((record: Json) => record.name)).to.deep.equal(['cached', 'www']);
+    expect(await version()).to.deep.equal(before.map((value) => value + 1));
+  });
+
   it('leaves everything as it was when a write fails, and names the operation and its field', async () => {
     const answer = await core.post(
       '/api/v1/batch',

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { isDatabaseUnavailable, refusedValueReason } from '../../src/http/database-errors.js';
+import { isDatabaseUnavailable, isTransactionConflict, refusedValueReason } from '../../src/http/database-errors.js';
+import { toHttpError } from '../../src/http/error-handler.js';
 
 // The shapes pg, the Prisma pg adapter and the Prisma client give the same database error.
 const shapes = (sqlstate: string) => [
@@ -22,5 +23,17 @@ describe('database errors', () => {
   it('leaves other data exceptions, such as a failed cast the code built, to the 500 path', () => {
     for (const error of shapes('22P02')) expect(refusedValueReason(error)).to.equal(undefined);
     expect(isDatabaseUnavailable({ code: '22P02' })).to.equal(false);
+  });
+
+  it('answers a lost deadlock or serialization conflict with 503 and Retry-After, never 500', () => {
+    for (const sqlstate of ['40P01', '40001']) {
+      for (const error of shapes(sqlstate)) {
+        expect(isTransactionConflict(error)).to.equal(true);
+        expect(toHttpError(error)).to.include({ status: 503, message: 'write conflict' });
+        expect(toHttpError(error).headers).to.deep.equal({ 'Retry-After': '1' });
+      }
+    }
+    expect(isTransactionConflict({ code: 'P2034' })).to.equal(true);
+    expect(isTransactionConflict({ code: '23505' })).to.equal(false);
   });
 });

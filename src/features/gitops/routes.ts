@@ -4,6 +4,10 @@ import { Reply, type Route } from '../../http/route.js';
 import { acceptRefusedPlan, gitopsStatus, listAcceptances, listRuns, recordRun } from './service.js';
 import { pushConcernsBranch, readPushPayload, verifyWebhook } from './webhook.js';
 
+function textParam(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
 /** Controller run reports, status, and the push webhook that wakes the in-core controller. */
 export function gitopsRoutes(deps: AppDeps): Route[] {
   return [
@@ -32,7 +36,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       method: 'get',
       path: '/api/v1/gitops/acceptances',
       auth: 'api',
-      handler: async ({ db, query }) => ({ data: await listAcceptances(db, typeof query.repo === 'string' ? query.repo : undefined, parsePaging(query)) }),
+      handler: async ({ db, query }) => ({ data: await listAcceptances(db, { repo: textParam(query.repo), commit_sha: textParam(query.commit_sha) }, parsePaging(query)) }),
     },
     {
       method: 'post',

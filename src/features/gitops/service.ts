@@ -117,8 +117,8 @@ export async function acceptRefusedPlan(db: Db, input: { repo: string; commit_sh
   return serializeAcceptance(row);
 }
 
-/** The acceptances of a repository's refused plans, newest first. */
-export async function listAcceptances(db: Db, repo: string | undefined, paging: Paging) {
-  const rows = await db.gitopsAcceptance.findMany({ where: repo === undefined ? {} : { repo }, orderBy: { id: 'desc' }, skip: paging.offset, take: paging.limit });
+/** The acceptances of refused plans, newest first, optionally of one repository and commit. */
+export async function listAcceptances(db: Db, filter: { repo?: string; commit_sha?: string }, paging: Paging) {
+  const rows = await db.gitopsAcceptance.findMany({ where: filter, orderBy: { id: 'desc' }, skip: paging.offset, take: paging.limit });
   return rows.map(serializeAcceptance);
 }
