@@ -36,20 +36,10 @@ function geoRouteBody(change: Change): Item {
   return { routes: change.action === 'delete' ? [] : (change.desired!.routes as Item[]).map(({ code, ...route }) => (code ? { ...route, code } : route)) };
 }
 
-/**
- * The writes that make one domain match its plan, in dependency order: the domain,
- * origins, records (deletes first, so a CNAME can replace other records), geo routes,
- * routing, cache, SSL, rules, then origin deletes. Ids the batch creates (the domain,
- * new records) are named by refs, so the whole domain is one batch.
- */
-export function domainOperations(plan: DomainPlan, desired: DomainModel, live: LiveDomain | undefined, env: NodeJS.ProcessEnv): Operation[] {
+// Records (deletes first, so a CNAME can replace other records), then their geo routes, which
+// name a record by id: a live one, or one this batch creates (a ref).
+function recordOperations(changes: Change[], base: string, live: LiveDomain | undefined): Operation[] {
   const operations: Operation[] = [];
-  const { changes } = plan;
-  if (plan.action === 'create') operations.push({ ref: 'domain', method: 'POST', path: '/api/v1/domains', body: domainBody({ domain: desired.apex, ...desired.fields }, env) });
-  const base = live ? `/api/v1/domains/${live.id}` : '/api/v1/domains/@{domain}';
-  for (const change of of(changes, 'domain', 'update')) operations.push({ method: 'PATCH', path: base, body: domainBody(changed(change), env) });
-  for (const change of of(changes, 'origin', 'create')) operations.push({ method: 'POST', path: `${base}/origins`, body: change.desired });
-  for (const change of of(changes, 'origin', 'update')) operations.push({ method: 'PATCH', path: `${base}/origins/${live!.ids.get(`origin ${change.key}`)}`, body: changed(change) });
   const deleted = new Set(of(changes, 'record', 'delete').map((change) => `record ${change.key}`));
   const recordIds = new Map<string, string>();
   for (const [key, id] of live?.ids ?? []) if (key.startsWith('record ') && !deleted.has(key)) recordIds.set(recordName(key.slice('record '.length)), id);
@@ -66,19 +56,45 @@ export function domainOperations(plan: DomainPlan, desired: DomainModel, live: L
   for (const change of of(changes, 'geo_routes')) {
     const id = recordIds.get(change.key);
     if (change.action === 'delete' && !id) continue;
+    if (!id) throw new Error(`no record for the geo routes of ${change.key}`);
     operations.push({ method: 'PUT', path: `${base}/dns/records/${id}/geo-routes`, body: geoRouteBody(change) });
   }
-  for (const change of of(changes, 'routing')) operations.push({ method: 'PATCH', path: `${base}/routing`, body: routingBody(change.desired!) });
-  for (const change of of(changes, 'cache')) operations.push({ method: 'PUT', path: `${base}/cache/settings`, body: change.desired });
-  for (const change of of(changes, 'ssl')) operations.push({ method: 'PATCH', path: `${base}/ssl/settings`, body: changed(change) });
-  for (const section of RULE_SECTIONS) {
-    const path = `${base}/${RULE_PATHS[section]}`;
-    for (const change of of(changes, section, 'create')) operations.push({ method: 'POST', path, body: change.desired });
-    for (const change of of(changes, section, 'update')) operations.push({ method: 'PATCH', path: `${path}/${live!.ids.get(`${section} ${change.key}`)}`, body: changed(change) });
-    for (const change of of(changes, section, 'delete')) operations.push({ method: 'DELETE', path: `${path}/${live!.ids.get(`${section} ${change.key}`)}` });
-  }
-  for (const change of of(changes, 'origin', 'delete')) operations.push({ method: 'DELETE', path: `${base}/origins/${live!.ids.get(`origin ${change.key}`)}` });
   return operations;
+}
+
+function ruleOperations(changes: Change[], base: string, live: LiveDomain | undefined): Operation[] {
+  return RULE_SECTIONS.flatMap((section) => {
+    const path = `${base}/${RULE_PATHS[section]}`;
+    const id = (change: Change) => live!.ids.get(`${section} ${change.key}`);
+    return [
+      ...of(changes, section, 'create').map((change): Operation => ({ method: 'POST', path, body: change.desired })),
+      ...of(changes, section, 'update').map((change): Operation => ({ method: 'PATCH', path: `${path}/${id(change)}`, body: changed(change) })),
+      ...of(changes, section, 'delete').map((change): Operation => ({ method: 'DELETE', path: `${path}/${id(change)}` })),
+    ];
+  });
+}
+
+/**
+ * The writes that make one domain match its plan, in dependency order: the domain,
+ * origins, records, geo routes, routing, cache, SSL, rules, then origin deletes. Ids the
+ * batch creates (the domain, new records) are named by refs, so the whole domain is one batch.
+ */
+export function domainOperations(plan: DomainPlan, desired: DomainModel, live: LiveDomain | undefined, env: NodeJS.ProcessEnv): Operation[] {
+  const { changes } = plan;
+  const base = live ? `/api/v1/domains/${live.id}` : '/api/v1/domains/@{domain}';
+  const originId = (change: Change) => live!.ids.get(`origin ${change.key}`);
+  return [
+    ...(plan.action === 'create' ? [{ ref: 'domain', method: 'POST', path: '/api/v1/domains', body: domainBody({ domain: desired.apex, ...desired.fields }, env) } as Operation] : []),
+    ...of(changes, 'domain', 'update').map((change): Operation => ({ method: 'PATCH', path: base, body: domainBody(changed(change), env) })),
+    ...of(changes, 'origin', 'create').map((change): Operation => ({ method: 'POST', path: `${base}/origins`, body: change.desired })),
+    ...of(changes, 'origin', 'update').map((change): Operation => ({ method: 'PATCH', path: `${base}/origins/${originId(change)}`, body: changed(change) })),
+    ...recordOperations(changes, base, live),
+    ...of(changes, 'routing').map((change): Operation => ({ method: 'PATCH', path: `${base}/routing`, body: routingBody(change.desired!) })),
+    ...of(changes, 'cache').map((change): Operation => ({ method: 'PUT', path: `${base}/cache/settings`, body: change.desired })),
+    ...of(changes, 'ssl').map((change): Operation => ({ method: 'PATCH', path: `${base}/ssl/settings`, body: changed(change) })),
+    ...ruleOperations(changes, base, live),
+    ...of(changes, 'origin', 'delete').map((change): Operation => ({ method: 'DELETE', path: `${base}/origins/${originId(change)}` })),
+  ];
 }
 
 /**
