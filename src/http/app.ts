@@ -67,25 +67,30 @@ function deepestPathId(params: Record<string, string>): string | undefined {
   return params.ruleId ?? params.recordId ?? params.originId ?? params.requestId ?? params.domainId;
 }
 
+/** The audit event of one audited write: what the route names, the target the result or path gives, the body as sent (secrets redacted). */
+export function auditEntryOf(route: Route, context: RouteContext, result: unknown): AuditEntry {
+  const audit = route.audit!;
+  const answer = result as { data?: { id?: unknown } } | undefined;
+  const targetId = audit.targetId?.(context, result) ?? (typeof answer?.data?.id === 'string' ? answer.data.id : deepestPathId(context.params));
+  return {
+    actor: context.actor,
+    action: audit.action,
+    targetType: audit.target,
+    targetId,
+    domainId: context.params.domainId ?? (audit.target === 'domain' ? targetId : undefined),
+    requestId: context.requestId,
+    detail: context.sent && Object.keys(context.sent).length > 0 ? { body: redactSecrets(context.sent) } : {},
+  };
+}
+
 /**
  * Runs an audited route's handler on `tx` and writes its audit event there (the caller holds the
  * transaction), or adds it to `audits` for the caller to write with the others (a batch).
  */
 export async function runAuditedStep(route: Route, context: RouteContext, tx: Db, audits?: AuditEntry[]): Promise<unknown> {
-  const audit = route.audit!;
   const scoped = { ...context, db: tx };
-  const result = (await route.handler(scoped)) as { data?: { id?: unknown; domain_id?: unknown } } | undefined;
-  const targetId = audit.targetId?.(scoped, result) ?? (typeof result?.data?.id === 'string' ? result.data.id : deepestPathId(context.params));
-  const domainId = context.params.domainId ?? (audit.target === 'domain' ? targetId : undefined);
-  const entry: AuditEntry = {
-    actor: context.actor,
-    action: audit.action,
-    targetType: audit.target,
-    targetId,
-    domainId,
-    requestId: context.requestId,
-    detail: context.sent && Object.keys(context.sent).length > 0 ? { body: redactSecrets(context.sent) } : {},
-  };
+  const result = await route.handler(scoped);
+  const entry = auditEntryOf(route, scoped, result);
   if (audits) audits.push(entry);
   else await writeAudit(tx, entry);
   return result;

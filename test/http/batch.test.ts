@@ -70,6 +70,48 @@ describe('POST /api/v1/batch', function () {
     expect(await domainNamed('batch-two.example')).to.equal(null);
   });
 
+  it('creates a run of records, origins and rules on one path together, with the same checks and one audit event each', async () => {
+    const records = (items: object[]) => items.map((body) => ({ method: 'POST', path: '/api/v1/domains/@{d}/dns/records', body }));
+    const answer = await core.post(
+      '/api/v1/batch',
+      {
+        operations: [
+          { ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch-run.example' } },
+          ...records([{ type: 'A', name: 'www', content: '192.0.2.1' }, { type: 'A', name: 'www', content: '192.0.2.2' }, { type: 'MX', name: '@', content: '10 mx.batch-run.example' }]),
+          { method: 'POST', path: '/api/v1/domains/@{d}/origins', body: { host: 'a.origin.example' } },
+          { method: 'POST', path: '/api/v1/domains/@{d}/origins', body: { host: 'b.origin.example', weight: 5 } },
+          { method: 'POST', path: '/api/v1/domains/@{d}/redirects', body: { name: 'one', match: { paths: [{ kind: 'exact', value: '/1' }] }, target: '/one' } },
+          { method: 'POST', path: '/api/v1/domains/@{d}/redirects', body: { name: 'two', match: { paths: [{ kind: 'exact', value: '/2' }] }, target: '/two' } },
+        ],
+      },
+      200,
+      { headers: { 'x-request-id': 'batch-run-1' } },
+    );
+    const results = answer.data.results as Json[];
+    expect(results.map((result) => result.status)).to.deep.equal([201, 201, 201, 201, 201, 201, 201, 201]);
+    expect(results.slice(1, 4).map((result) => result.body.data.content)).to.deep.equal(['192.0.2.1', '192.0.2.2', '10 mx.batch-run.example']);
+    expect(results[5].body.data).to.include({ host: 'b.origin.example', weight: 5, port: 443 });
+    const audit = await core.db.auditEvent.findMany({ where: { request_id: 'batch-run-1' }, orderBy: { id: 'asc' } });
+    expect(audit.map((event) => event.target_id)).to.deep.equal(results.map((result) => result.body.data.id));
+    expect(audit.map((event) => event.action)).to.deep.equal(['domain.create', 'dns_record.create', 'dns_record.create', 'dns_record.create', 'origin.create', 'origin.create', 'redirect.create', 'redirect.create']);
+  });
+
+  it('refuses the right operation of a run, against the zone and the operations before it, and writes nothing', async () => {
+    const refusal = async (operations: object[]) => core.post('/api/v1/batch', { operations: [{ ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch-refused.example' } }, ...operations] }, 422);
+    const record = (body: object) => ({ method: 'POST', path: '/api/v1/domains/@{d}/dns/records', body });
+    const duplicate = await refusal([record({ type: 'A', name: 'www', content: '192.0.2.1' }), record({ type: 'A', name: 'x', content: '192.0.2.1' }), record({ type: 'A', name: 'WWW', content: '192.0.2.1' })]);
+    expect(duplicate).to.include({ field: 'operations[3].body.content', operation: 3 });
+    const cname = await refusal([record({ type: 'A', name: 'www', content: '192.0.2.1' }), record({ type: 'CNAME', name: 'www', content: 'elsewhere.example' })]);
+    expect(cname).to.include({ field: 'operations[2].body.type', operation: 2 });
+    const invalid = await refusal([record({ type: 'A', name: 'a', content: '192.0.2.1' }), record({ type: 'MX', name: 'b', content: '10 mx.example', proxied: true })]);
+    expect(invalid).to.include({ field: 'operations[2].body.proxied', operation: 2 });
+    const origin = (body: object) => ({ method: 'POST', path: '/api/v1/domains/@{d}/origins', body });
+    expect(await refusal([origin({ host: 'o.example' }), origin({ host: 'O.example', port: 443 })])).to.include({ field: 'operations[2].body.host', operation: 2 });
+    const rule = (name: string) => ({ method: 'POST', path: '/api/v1/domains/@{d}/waf-rules', body: { name, signatures: ['xss'] } });
+    expect(await refusal([rule('a'), rule('b'), rule('a')])).to.include({ field: 'operations[3].body.name', operation: 3 });
+    expect(await domainNamed('batch-refused.example')).to.equal(null);
+  });
+
   it('answers a schema problem of one operation with its path under operations[i].body', async () => {
     const id = (await domainNamed('batch-one.example'))!.id;
     const answer = await core.post('/api/v1/batch', { operations: [{ method: 'POST', path: `/api/v1/domains/${id}/dns/records`, body: { type: 'A', name: 'x', content: '192.0.2.1', ttl: 5 } }] }, 422);

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
 import type { Route } from '../../http/route.js';
 import { cachedJson, VersionedCache } from '../../http/versioned-cache.js';
-import { createRecord, deleteRecord, listRecords, updateRecord } from './service.js';
+import { createRecord, createRecords, deleteRecord, listRecords, updateRecord } from './service.js';
 import { syncEvents, zoneSync } from './zone-sync.js';
 
 const RECORDS = '/api/v1/domains/:domainId/dns/records';
@@ -32,6 +32,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
       audit: { action: 'dns_record.create', target: 'dns_record' },
       publishes: true,
       handler: async ({ db, params, body }) => ({ data: await createRecord(db, params.domainId, body) }),
+      createMany: async ({ db, params }, bodies) => (await createRecords(db, params.domainId, bodies)).map((data) => ({ data })),
     },
     {
       method: 'patch',

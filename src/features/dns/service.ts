@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { lockForWrite } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
+import { atItem } from '../../http/route.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { assertDomainExists } from '../domains/service.js';
@@ -68,16 +69,23 @@ export function checkCandidate(candidate: Candidate, zone: string): Candidate {
   return { ...candidate, name, content: content.content };
 }
 
-async function checkNeighbours(db: Db, domainId: string, candidate: Candidate, exceptId?: string): Promise<void> {
-  const others = await db.dnsRecord.findMany({
-    where: { domain_id: domainId, name: candidate.name, ...(exceptId ? { id: { not: exceptId } } : {}) },
-    select: { type: true, content: true },
-  });
+type Neighbour = { type: string; content: string };
+
+/** Refuses a record beside `others` (the records at its name): an identical one, or a CNAME sharing the name. */
+function assertNeighboursAllow(others: Neighbour[], candidate: Candidate): void {
   if (others.some((other) => other.type === candidate.type && other.content === candidate.content)) {
     throw new ValidationError('content', `an identical ${candidate.type} record for ${candidate.name} already exists`, 'duplicate record');
   }
   if (candidate.type === 'CNAME' && others.length > 0) throw new ValidationError('type', `a CNAME cannot share the name ${candidate.name} with other records`);
   if (others.some((other) => other.type === 'CNAME')) throw new ValidationError('name', `${candidate.name} already has a CNAME record, which cannot share its name`);
+}
+
+async function checkNeighbours(db: Db, domainId: string, candidate: Candidate, exceptId?: string): Promise<void> {
+  const others = await db.dnsRecord.findMany({
+    where: { domain_id: domainId, name: candidate.name, ...(exceptId ? { id: { not: exceptId } } : {}) },
+    select: { type: true, content: true },
+  });
+  assertNeighboursAllow(others, candidate);
 }
 
 /** The stored form of a checked record: its content digest is the unique key of identical records. */
@@ -102,26 +110,51 @@ export async function listRecords(db: Db, domainId: string, paging: Paging) {
   return rows.map((row) => serializeRecord(row, domain.zone_name));
 }
 
+type CreateInput = Required<Pick<RecordInput, 'type' | 'name' | 'content'>> & RecordInput;
+
+function withDefaults(input: CreateInput): Candidate {
+  return {
+    type: input.type,
+    name: input.name,
+    content: input.content,
+    ttl: input.ttl ?? 300,
+    proxied: input.proxied ?? false,
+    routing_policy: input.routing_policy ?? 'simple',
+    enabled: input.enabled ?? true,
+    comment: input.comment ?? null,
+  };
+}
+
 /** Creates a record after type-specific and zone-level checks. */
-export async function createRecord(db: Db, domainId: string, input: Required<Pick<RecordInput, 'type' | 'name' | 'content'>> & RecordInput) {
+export async function createRecord(db: Db, domainId: string, input: CreateInput) {
   await lockZoneWrites(db, domainId);
   const domain = await assertDomainExists(db, domainId);
-  const candidate = checkCandidate(
-    {
-      type: input.type,
-      name: input.name,
-      content: input.content,
-      ttl: input.ttl ?? 300,
-      proxied: input.proxied ?? false,
-      routing_policy: input.routing_policy ?? 'simple',
-      enabled: input.enabled ?? true,
-      comment: input.comment ?? null,
-    },
-    domain.zone_name,
-  );
+  const candidate = checkCandidate(withDefaults(input), domain.zone_name);
   await checkNeighbours(db, domainId, candidate);
   const row = await db.dnsRecord.create({ data: { ...storedRecord(candidate), domain_id: domainId } });
   return serializeRecord(row, domain.zone_name);
+}
+
+/**
+ * Creates several records as createRecord would one after the other (each checked against the
+ * zone and the ones before it), with one read of their names' neighbours and one insert.
+ * A refused record is thrown as an ItemError with its index.
+ */
+export async function createRecords(db: Db, domainId: string, inputs: CreateInput[]) {
+  await lockZoneWrites(db, domainId);
+  const domain = await assertDomainExists(db, domainId);
+  const names = inputs.flatMap((input) => relativeRecordName(input.name, domain.zone_name) ?? []);
+  const zone: (Neighbour & { name: string })[] = await db.dnsRecord.findMany({ where: { domain_id: domainId, name: { in: [...new Set(names)] } }, select: { name: true, type: true, content: true } });
+  const candidates = inputs.map((input, index) =>
+    atItem(index, () => {
+      const candidate = checkCandidate(withDefaults(input), domain.zone_name);
+      assertNeighboursAllow(zone.filter((other) => other.name === candidate.name), candidate);
+      zone.push(candidate);
+      return candidate;
+    }),
+  );
+  const rows = await db.dnsRecord.createManyAndReturn({ data: candidates.map((candidate) => ({ ...storedRecord(candidate), domain_id: domainId })) });
+  return rows.map((row) => serializeRecord(row, domain.zone_name));
 }
 
 async function findRecord(db: Db, domainId: string, recordId: string) {

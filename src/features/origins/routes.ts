@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
 import type { Route } from '../../http/route.js';
-import { checkOrigin, createOrigin, deleteOrigin, listOrigins, updateOrigin } from './service.js';
+import { checkOrigin, createOrigin, createOrigins, deleteOrigin, listOrigins, updateOrigin } from './service.js';
 
 const ORIGINS = '/api/v1/domains/:domainId/origins';
 
@@ -23,6 +23,7 @@ export function originRoutes(deps: AppDeps): Route[] {
       audit: { action: 'origin.create', target: 'origin' },
       publishes: true,
       handler: async ({ db, params, body }) => ({ data: await createOrigin(db, params.domainId, body) }),
+      createMany: async ({ db, params }, bodies) => (await createOrigins(db, params.domainId, bodies)).map((data) => ({ data })),
     },
     {
       method: 'patch',

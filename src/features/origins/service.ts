@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { lockForWrite } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
+import { atItem } from '../../http/route.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { isIP } from 'node:net';
@@ -41,12 +42,12 @@ export function normalizeInput(input: OriginInput): OriginInput {
   return data;
 }
 
-async function assertIdentityFree(db: Db, domainId: string, identity: { scheme: string; host: string; port: number }, exceptId?: string) {
+async function assertIdentityFree(db: Db, domainId: string, identity: Identity, exceptId?: string) {
   const twin = await db.origin.findFirst({
     where: { domain_id: domainId, host: identity.host, port: identity.port, scheme: identity.scheme as 'http' | 'https', ...(exceptId ? { id: { not: exceptId } } : {}) },
     select: { id: true },
   });
-  if (twin) throw new ValidationError('host', `origin ${identity.scheme}://${identity.host}:${identity.port} already exists for this domain`, 'duplicate origin');
+  if (twin) throw duplicateOrigin(identity);
 }
 
 // Serializes the domain's origin writes so the identity check sees every committed origin (inside the transaction).
@@ -73,17 +74,48 @@ export async function listOrigins(db: Db, domainId: string, paging: Paging) {
   return rows.map(serializeOrigin);
 }
 
+type Identity = { scheme: string; host: string; port: number };
+
+// The stored form of a new origin: checked host, the port from the scheme when none is given.
+function newOrigin(input: OriginInput): OriginInput & Identity {
+  if (input.host === undefined) throw new ValidationError('host', 'host is required');
+  const data = normalizeInput(input);
+  const scheme = data.scheme ?? 'https';
+  return { ...data, host: data.host!, scheme, port: data.port ?? DEFAULT_PORT[scheme] };
+}
+
+function duplicateOrigin(identity: Identity): ValidationError {
+  return new ValidationError('host', `origin ${identity.scheme}://${identity.host}:${identity.port} already exists for this domain`, 'duplicate origin');
+}
+
 /** Creates an origin; host is required, the port defaults from the scheme; (scheme, host, port) is unique per domain. */
 export async function createOrigin(db: Db, domainId: string, input: OriginInput) {
   await lockOriginWrites(db, domainId);
   await assertDomainExists(db, domainId);
-  if (input.host === undefined) throw new ValidationError('host', 'host is required');
-  const data = normalizeInput(input);
-  const scheme = data.scheme ?? 'https';
-  const port = data.port ?? DEFAULT_PORT[scheme];
-  await assertIdentityFree(db, domainId, { scheme, host: data.host!, port });
-  const row = await db.origin.create({ data: { ...data, host: data.host!, scheme, port, domain_id: domainId } as never });
+  const data = newOrigin(input);
+  await assertIdentityFree(db, domainId, data);
+  const row = await db.origin.create({ data: { ...data, domain_id: domainId } as never });
   return serializeOrigin(row);
+}
+
+/**
+ * Creates several origins as createOrigin would one after the other, with one read of the
+ * domain's identities and one insert. A refused origin is thrown as an ItemError with its index.
+ */
+export async function createOrigins(db: Db, domainId: string, inputs: OriginInput[]) {
+  await lockOriginWrites(db, domainId);
+  await assertDomainExists(db, domainId);
+  const key = (identity: Identity) => `${identity.scheme}://${identity.host}:${identity.port}`;
+  const taken = new Set((await db.origin.findMany({ where: { domain_id: domainId }, select: { scheme: true, host: true, port: true } })).map(key));
+  const rows = inputs.map((input, index) =>
+    atItem(index, () => {
+      const data = newOrigin(input);
+      if (taken.has(key(data))) throw duplicateOrigin(data);
+      taken.add(key(data));
+      return { ...data, domain_id: domainId };
+    }),
+  );
+  return (await db.origin.createManyAndReturn({ data: rows as never })).map(serializeOrigin);
 }
 
 /** Applies a partial update; the identity must stay unique. */

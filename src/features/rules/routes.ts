@@ -7,7 +7,7 @@ import { RULE_KINDS, type RuleKind } from './kinds.js';
 import { disableLegacyRateLimit, getLegacyRateLimit, putLegacyRateLimit } from './legacy-rate-limit.js';
 import { exportRedirects, importRedirects } from './redirect-import.js';
 import { testPageRules, testRedirects } from './rule-test.js';
-import { createRule, deleteRule, listRules, updateRule } from './service.js';
+import { createRule, createRules, deleteRule, listRules, updateRule } from './service.js';
 
 const SCHEMA_NAMES: Record<string, string> = {
   redirects: 'redirect-rule',
@@ -38,6 +38,7 @@ function kindRoutes(kind: RuleKind): Route[] {
       audit: { action: `${kind.noun}.create`, target: kind.noun },
       publishes: true,
       handler: async ({ db, params, body }) => ({ data: await createRule(db, kind, params.domainId, body) }),
+      createMany: async ({ db, params }, bodies) => (await createRules(db, kind, params.domainId, bodies)).map((data) => ({ data })),
     },
     {
       method: 'patch',

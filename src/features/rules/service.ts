@@ -2,6 +2,7 @@ import type { Db } from '../../db/client.js';
 import { lockForWrite } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
+import { atItem } from '../../http/route.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { matchProblems } from '../../shared/rules/match-problems.js';
 import type { Match } from '../../shared/rules/types.js';
@@ -10,6 +11,7 @@ import type { RuleKind, RuleRecord } from './kinds.js';
 
 type Delegate = {
   findMany: (args: object) => Promise<RuleRecord[]>;
+  createManyAndReturn: (args: object) => Promise<RuleRecord[]>;
   findFirst: (args: object) => Promise<RuleRecord | null>;
   create: (args: object) => Promise<RuleRecord>;
   update: (args: object) => Promise<RuleRecord>;
@@ -37,7 +39,7 @@ export function assertSoundMatch(match: unknown, prefix = 'match'): void {
 
 async function assertNameFree(db: Db, kind: RuleKind, domainId: string, name: string, exceptId?: string): Promise<void> {
   const twin = await delegate(db, kind).findFirst({ where: { domain_id: domainId, name, ...(exceptId ? { id: { not: exceptId } } : {}) } });
-  if (twin) throw new ValidationError('name', `a ${kind.noun.replace('_', ' ')} named ${JSON.stringify(name)} already exists for this domain`, 'duplicate name');
+  if (twin) throw duplicateName(kind, name);
 }
 
 /** Serializes writes of the domain's rules of one kind, so name checks see every committed rule (call inside the transaction). */
@@ -64,15 +66,45 @@ export async function findRule(db: Db, kind: RuleKind, domainId: string, ruleId:
   return row;
 }
 
+function duplicateName(kind: RuleKind, name: string): ValidationError {
+  return new ValidationError('name', `a ${kind.noun.replace('_', ' ')} named ${JSON.stringify(name)} already exists for this domain`, 'duplicate name');
+}
+
+// The row a checked rule is stored as.
+function checkedRule(kind: RuleKind, domainId: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  assertSoundMatch(input.match);
+  const normalised = kind.check({ ...input, id: '', domain_id: domainId } as RuleRecord);
+  return { match: {}, ...input, ...normalised, ...extra, domain_id: domainId };
+}
+
 /** Creates a rule after the match and the kind's own checks; names are unique per domain and kind. */
 export async function createRule(db: Db, kind: RuleKind, domainId: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   await lockRuleWrites(db, kind, domainId);
   await assertDomainExists(db, domainId);
-  assertSoundMatch(input.match);
-  const normalised = kind.check({ ...input, id: '', domain_id: domainId } as RuleRecord);
+  const data = checkedRule(kind, domainId, input, extra);
   await assertNameFree(db, kind, domainId, String(input.name));
-  const row = await delegate(db, kind).create({ data: { match: {}, ...input, ...normalised, ...extra, domain_id: domainId } });
+  const row = await delegate(db, kind).create({ data });
   return serializeRule(row);
+}
+
+/**
+ * Creates several rules of one kind as createRule would one after the other, with one read of
+ * the names taken and one insert. A refused rule is thrown as an ItemError with its index.
+ */
+export async function createRules(db: Db, kind: RuleKind, domainId: string, inputs: Record<string, unknown>[]) {
+  await lockRuleWrites(db, kind, domainId);
+  await assertDomainExists(db, domainId);
+  const names = inputs.map((input) => String(input.name));
+  const taken = new Set((await delegate(db, kind).findMany({ where: { domain_id: domainId, name: { in: names } }, select: { name: true } })).map((row) => String(row.name)));
+  const rows = inputs.map((input, index) =>
+    atItem(index, () => {
+      const data = checkedRule(kind, domainId, input);
+      if (taken.has(names[index])) throw duplicateName(kind, names[index]);
+      taken.add(names[index]);
+      return data;
+    }),
+  );
+  return (await delegate(db, kind).createManyAndReturn({ data: rows })).map(serializeRule);
 }
 
 /** Merges the patch into the rule and re-runs every check on the result. */
