@@ -18,6 +18,14 @@ type OperationResult = { status: number; body: unknown };
 
 const BATCH_TRANSACTION = { timeout: 120000, maxWait: 10000 };
 const CONFLICT_ATTEMPTS = 3;
+const REFERENCE = /@\{([A-Za-z0-9_-]{1,64})\}/g;
+
+/** An operation's path names no batchable write, or a ref no earlier operation set. */
+class PathError extends ValidationError {
+  constructor(detail: string) {
+    super('path', detail);
+  }
+}
 
 // A batch that lost a deadlock was rolled back whole, so it is run again (with a little jitter) before giving up.
 async function withConflictRetries<T>(run: () => Promise<T>): Promise<T> {
@@ -30,7 +38,6 @@ async function withConflictRetries<T>(run: () => Promise<T>): Promise<T> {
     }
   }
 }
-const REFERENCE = /@\{([A-Za-z0-9_-]{1,64})\}/g;
 
 /**
  * Routes a batch may run: audited writes of the control-plane API whose handler works
@@ -43,7 +50,7 @@ export function batchable(route: Route): boolean {
 function resolvePath(operation: Operation, ids: Map<string, string>): string {
   return operation.path.replace(REFERENCE, (_, ref: string) => {
     const id = ids.get(ref);
-    if (id === undefined) throw new ValidationError('path', `@{${ref}} names no earlier operation whose result has an id`);
+    if (id === undefined) throw new PathError(`@{${ref}} names no earlier operation whose result has an id`);
     return encodeURIComponent(id);
   });
 }
@@ -52,7 +59,7 @@ function resolvePath(operation: Operation, ids: Map<string, string>): string {
 function inOperation(index: number, operation: Operation, error: unknown): unknown {
   const http = toHttpError(error);
   if (http.status >= 500) return error;
-  const field = http.field === undefined ? `operations[${index}]` : http.field === 'path' ? `operations[${index}].path` : `operations[${index}].body.${http.field}`;
+  const field = error instanceof PathError ? `operations[${index}].path` : http.field === undefined ? `operations[${index}]` : `operations[${index}].body.${http.field}`;
   return new HttpError(http.status, http.message, field, `operation ${index} (${operation.method} ${operation.path}): ${http.detail ?? http.message}`, { ...http.extra, operation: index }, http.headers);
 }
 
@@ -73,7 +80,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
   function prepare(context: RouteContext, operation: Operation, ids: Map<string, string>): Prepared {
     const path = resolvePath(operation, ids);
     const found = match(operation.method.toLowerCase() as Method, path);
-    if (!found) throw new ValidationError('path', `${operation.method} ${path} is not a write this API can run in a batch`);
+    if (!found) throw new PathError(`${operation.method} ${path} is not a write this API can run in a batch`);
     const { route, params } = found;
     assertAllowed(context.actor, route.auth);
     assertStorableParameters(params, {});
