@@ -17,7 +17,7 @@ export type DesiredState = {
   domains: LoadedDomain[];
   settings: Record<string, Record<string, unknown>>;
   problems: Problem[];
-  /** sha256 over the path and bytes of every file read: what a saved plan was made from. */
+  /** sha256 over the path and text of every file read: what a saved plan was made from. */
   digest: string;
 };
 
@@ -45,8 +45,17 @@ async function yamlFiles(dir: string, relative: string, problems: Problem[]): Pr
   return yaml;
 }
 
-async function readYaml(root: string, relative: string): Promise<YamlFile> {
-  return new YamlFile(relative, await readFile(path.join(root, relative), 'utf8'));
+/** The text of every file a load read, by path relative to the root: what the digest is made of. */
+type FilesRead = Map<string, string>;
+
+async function readText(root: string, relative: string, read: FilesRead): Promise<string> {
+  const text = await readFile(path.join(root, relative), 'utf8');
+  read.set(relative, text);
+  return text;
+}
+
+async function readYaml(root: string, relative: string, read: FilesRead): Promise<YamlFile> {
+  return new YamlFile(relative, await readText(root, relative, read));
 }
 
 function schemaProblems(file: YamlFile, validate: ValidateFunction): Problem[] {
@@ -79,9 +88,9 @@ function checkDomainFile(yaml: YamlFile, validators: GitopsValidators): DomainFi
 // controller re-parses only what a commit touched. Results are never mutated.
 const domainCache = new Map<string, { hash: string; result: DomainFileResult }>();
 
-async function loadDomainFile(root: string, relative: string, validators: GitopsValidators): Promise<DomainFileResult> {
+async function loadDomainFile(root: string, relative: string, validators: GitopsValidators, read: FilesRead): Promise<DomainFileResult> {
   const full = path.join(root, relative);
-  const text = await readFile(full, 'utf8');
+  const text = await readText(root, relative, read);
   const hash = createHash('sha1').update(text).digest('hex');
   const cached = domainCache.get(full);
   if (cached?.hash === hash) return cached.result;
@@ -90,9 +99,9 @@ async function loadDomainFile(root: string, relative: string, validators: Gitops
   return result;
 }
 
-async function loadDomains(root: string, validators: GitopsValidators, problems: Problem[]): Promise<LoadedDomain[]> {
+async function loadDomains(root: string, validators: GitopsValidators, problems: Problem[], read: FilesRead): Promise<LoadedDomain[]> {
   const names = await yamlFiles(path.join(root, 'domains'), 'domains', problems);
-  const results = await Promise.all(names.map((name) => loadDomainFile(root, path.join('domains', name), validators)));
+  const results = await Promise.all(names.map((name) => loadDomainFile(root, path.join('domains', name), validators, read)));
   for (const result of results) problems.push(...result.problems);
   return results.flatMap((result) => (result.domain ? [result.domain] : []));
 }
@@ -108,10 +117,10 @@ function settingsProblems(file: YamlFile, group: string): Problem[] {
   });
 }
 
-async function loadSettings(root: string, validators: GitopsValidators, problems: Problem[]): Promise<Record<string, Record<string, unknown>>> {
+async function loadSettings(root: string, validators: GitopsValidators, problems: Problem[], read: FilesRead): Promise<Record<string, Record<string, unknown>>> {
   const settings: Record<string, Record<string, unknown>> = {};
   for (const name of await yamlFiles(path.join(root, 'settings'), 'settings', problems)) {
-    const yaml = await readYaml(root, path.join('settings', name));
+    const yaml = await readYaml(root, path.join('settings', name), read);
     problems.push(...yaml.problems);
     if (yaml.data === undefined) continue;
     const group = name.replace(YAML_FILE, '');
@@ -122,7 +131,7 @@ async function loadSettings(root: string, validators: GitopsValidators, problems
   return settings;
 }
 
-async function loadRepository(root: string, validators: GitopsValidators, problems: Problem[]): Promise<RepositorySpec> {
+async function loadRepository(root: string, validators: GitopsValidators, problems: Problem[], read: FilesRead): Promise<RepositorySpec> {
   const entries = await readdir(root);
   const name = entries.find((file) => file === 'cdn-gitops.yaml') ?? entries.find((file) => file === 'cdn-gitops.yml');
   const data: Record<string, unknown> = {};
@@ -130,7 +139,7 @@ async function loadRepository(root: string, validators: GitopsValidators, proble
     validators.repository(data);
     return data as RepositorySpec;
   }
-  const yaml = await readYaml(root, name);
+  const yaml = await readYaml(root, name, read);
   problems.push(...yaml.problems, ...(yaml.data === undefined ? [] : schemaProblems(yaml, validators.repository)));
   return (yaml.data ?? data) as RepositorySpec;
 }
@@ -146,10 +155,11 @@ export async function loadDesiredState(root: string): Promise<DesiredState> {
   validators ??= loadGitopsValidators();
   await assertDesiredStateDir(root);
   const problems: Problem[] = [];
-  const repository = await loadRepository(root, validators, problems);
-  const domains = await loadDomains(root, validators, problems);
-  const settings = await loadSettings(root, validators, problems);
-  return { repository, domains, settings, problems, digest: await digestOf(root) };
+  const read: FilesRead = new Map();
+  const repository = await loadRepository(root, validators, problems, read);
+  const domains = await loadDomains(root, validators, problems, read);
+  const settings = await loadSettings(root, validators, problems, read);
+  return { repository, domains, settings, problems, digest: digestOf(read) };
 }
 
 async function assertDesiredStateDir(root: string): Promise<void> {
@@ -173,9 +183,9 @@ export async function desiredFiles(root: string): Promise<string[]> {
   return files.sort();
 }
 
-// Over every file of the desired state, in path order; read again (the loader's cache keeps only parsed results).
-async function digestOf(root: string): Promise<string> {
+// Over every file the load read, in path order.
+function digestOf(read: FilesRead): string {
   const hash = createHash('sha256');
-  for (const file of await desiredFiles(root)) hash.update(`${file}\0`).update(await readFile(path.join(root, file))).update('\0');
+  for (const file of [...read.keys()].sort()) hash.update(`${file}\0`).update(read.get(file)!).update('\0');
   return hash.digest('hex');
 }
