@@ -34,7 +34,7 @@ export type RunReport = {
   error: string | null;
 };
 
-type Acceptance = { commit_sha: string; reason: string; actor: string; created_at: number };
+type Acceptance = { commit_sha: string; reason: string; actor: string; safety: string; used_at: number | null; created_at: number };
 
 export type ControllerOptions = {
   source: DesiredSource;
@@ -173,9 +173,9 @@ export class GitopsController {
       report.counts = { ...planned.plan.counts, drift: drift.length, reverted: reverted.length, not_in_git: report.not_in_git.length, orphaned: report.orphaned.length };
       if (planned.safety) {
         const acceptance = await this.acceptanceOf(report.commit_sha);
-        if (!acceptance) {
+        if (!acceptance || acceptance.used_at !== null || acceptance.safety !== planned.safety) {
           report.status = 'refused';
-          report.error = planned.safety;
+          report.error = acceptance && acceptance.used_at === null ? `${planned.safety} (the acceptance by ${acceptance.actor} was for another plan: ${acceptance.safety})` : planned.safety;
           return report;
         }
         report.accepted = { reason: acceptance.reason, actor: acceptance.actor, at: acceptance.created_at, safety: planned.safety };
@@ -203,7 +203,8 @@ export class GitopsController {
     }
   }
 
-  // The operator's acceptance of this commit's refused plan (POST /api/v1/gitops/acceptances), if any.
+  // The operator's acceptance of this commit's refused plan (POST /api/v1/gitops/acceptances), if any:
+  // it lets the plan apply once (recording the run uses it up), and only while the gate says the same.
   private async acceptanceOf(sha: string | null): Promise<Acceptance | undefined> {
     if (!sha) return undefined;
     const query = new URLSearchParams({ repo: this.options.source.label, commit_sha: sha });

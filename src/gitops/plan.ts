@@ -237,15 +237,29 @@ function deletedItems(domain: DomainPlan): number {
   return domain.changes.filter((change) => change.action === 'delete').length;
 }
 
+function overGate(deletes: number, live: number, gate: SafetyGate): boolean {
+  return live >= gate.minLiveItems && deletes > 0 && (deletes / live) * 100 > gate.maxPercent;
+}
+
+function gateMessage(deletes: number, live: number, where: string, gate: SafetyGate): string {
+  return `the plan deletes ${deletes} of ${live} live items (${((deletes / live) * 100).toFixed(0)}%)${where}, more than max_delete_percent ${gate.maxPercent}%; use --force to apply it anyway`;
+}
+
 /**
  * Why the plan must not be applied without --force: it deletes more than `maxPercent` of the
- * live items it covers. Like octoDNS, the gate applies only from `minLiveItems` live items, so the
- * one record of a small domain can change.
+ * live items it changes or keeps (orphaned domains, left alone, are not weighed), or of one
+ * domain's live items, as octoDNS gates each zone. The gate applies only from `minLiveItems`
+ * live items, so the one record of a small domain can change. A domain deleted whole because
+ * its file was removed (delete_removed_domains) is weighed in the whole plan only.
  */
 export function safetyProblem(plan: Plan, gate: SafetyGate): string | undefined {
-  const live = plan.domains.reduce((sum, domain) => sum + domain.liveItems, 0);
-  const deletes = plan.domains.reduce((sum, domain) => sum + deletedItems(domain), 0);
-  if (live < gate.minLiveItems || deletes === 0) return undefined;
-  const percent = (deletes / live) * 100;
-  return percent > gate.maxPercent ? `the plan deletes ${deletes} of ${live} live items (${percent.toFixed(0)}%), more than max_delete_percent ${gate.maxPercent}%; use --force to apply it anyway` : undefined;
+  const weighed = plan.domains.filter((domain) => domain.action !== 'orphaned');
+  const live = weighed.reduce((sum, domain) => sum + domain.liveItems, 0);
+  const deletes = weighed.reduce((sum, domain) => sum + deletedItems(domain), 0);
+  if (overGate(deletes, live, gate)) return gateMessage(deletes, live, '', gate);
+  const over = weighed.filter((domain) => domain.action === 'update' && overGate(deletedItems(domain), domain.liveItems, gate));
+  if (!over.length) return undefined;
+  const [first] = over;
+  const more = over.length > 1 ? ` (and ${over.length - 1} more domain${over.length > 2 ? 's' : ''})` : '';
+  return gateMessage(deletedItems(first), first.liveItems, ` of ${first.domain}${more}`, gate);
 }

@@ -221,6 +221,24 @@ describe('GitOps controller in the core', function () {
     expect((await core.get(`/api/v1/domains/${(await domainByApex('blog.example')).id}/dns/records`)).data).to.deep.equal([]);
     const audit = (await core.get('/api/v1/audit?limit=20')).data.find((event: Json) => event.action === 'gitops.accept_refused_plan');
     expect(audit).to.include({ target_type: 'gitops_commit', target_id: sha });
+
+    // The acceptance was used up: records made by hand since are a new plan of the same commit, refused again.
+    const blog = await domainByApex('blog.example');
+    const laterRun = (status: string, after: string) => eventually(`a later ${status} run`, async () => (await core.get('/api/v1/gitops/runs')).data.find((run: Json) => run.commit_sha === sha && run.status === status && BigInt(run.id) > BigInt(after)));
+    await core.post(`/api/v1/domains/${blog.id}/dns/records`, { type: 'TXT', name: 'by-hand-1', content: 'made by hand' }, 201);
+    await hook();
+    const refusedAgain = await laterRun('refused', applied.id);
+    expect(refusedAgain.error).to.match(/^the plan deletes 1 of \d+ live items/);
+    const query = new URLSearchParams({ repo: refused.repo, commit_sha: sha });
+    expect((await core.get(`/api/v1/gitops/acceptances?${query}`)).data[0].used_at).to.be.a('number');
+
+    // An acceptance holds for the refusal it was given for, not for a plan that deletes more since.
+    await core.post(`/api/v1/domains/${blog.id}/dns/records`, { type: 'TXT', name: 'by-hand-2', content: 'made by hand' }, 201);
+    const second = await core.post('/api/v1/gitops/acceptances', { repo: refused.repo, commit_sha: sha, reason: 'the hand-made record goes' }, 201);
+    expect(second.data).to.include({ safety: refusedAgain.error, used_at: null });
+    const mismatched = await laterRun('refused', refusedAgain.id);
+    expect(mismatched.error).to.match(/^the plan deletes 2 of \d+ live items.*\(the acceptance by anonymous was for another plan: the plan deletes 1 of \d+/);
+    expect((await core.get(`/api/v1/domains/${blog.id}/dns/records`)).data).to.have.length(2);
     const restored = await commit('restore blog.example and the gate', async () => {
       await cp(path.join(EXAMPLE, 'domains/blog.example.yaml'), path.join(dir, 'work/domains/blog.example.yaml'));
       await edit('cdn-gitops.yaml', (text) => text.replace('min_live_items: 0\nmax_delete_percent: 1\n', 'max_delete_percent: 25\n'));

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { desiredModel, type DomainModel } from '../../src/gitops/model.js';
-import { fieldChanges, planDomain, safetyProblem, combinePlans } from '../../src/gitops/plan.js';
+import { fieldChanges, planDomain, safetyProblem, combinePlans, type DomainPlan } from '../../src/gitops/plan.js';
 import { MARKDOWN_LIMIT, planMarkdown } from '../../src/gitops/print.js';
 import type { DomainSpec } from '../../src/gitops/spec.js';
 
@@ -89,6 +89,27 @@ describe('planning (pure)', () => {
     const plan = combinePlans([], [planDomain(desiredModel(spec({ records: [], headers: [] })), live, { prune: true })]);
     expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 10 })).to.equal(undefined);
     expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 5 })).to.match(/deletes 3 of 5/);
+  });
+
+  it('gates each domain too, like octoDNS each zone: one emptied domain among many is refused by name', () => {
+    const domains = ['a', 'b', 'c', 'd'].map((name) => spec({ domain: `${name}.example` }));
+    const plans = domains.map((domain) => planDomain(desiredModel(domain), liveOf(desiredModel(domain)), { prune: true }));
+    const emptied = spec({ domain: 'b.example', records: [], headers: [] });
+    plans[1] = planDomain(desiredModel(emptied), liveOf(desiredModel(spec({ domain: 'b.example' }))), { prune: true });
+    const plan = combinePlans([], plans);
+    expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 0 })).to.equal('the plan deletes 3 of 5 live items (60%) of b.example, more than max_delete_percent 25%; use --force to apply it anyway');
+    expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 6 })).to.equal(undefined);
+  });
+
+  it('leaves orphaned domains out of the count, and weighs a domain deleted whole in the whole plan only', () => {
+    const live = (name: string) => liveOf(desiredModel(spec({ domain: `${name}.example` })));
+    const kept = ['a', 'b', 'c'].map((name) => planDomain(desiredModel(spec({ domain: `${name}.example` })), live(name), { prune: true }));
+    const orphaned: DomainPlan = { domain: 'o.example', action: 'orphaned', changes: [], counts: kept[0].counts, liveItems: 1000, unmanaged: [] };
+    const emptied = planDomain(desiredModel(spec({ domain: 'e.example', records: [] })), live('e'), { prune: true });
+    expect(safetyProblem(combinePlans([], [...kept, emptied, orphaned]), { maxPercent: 5, minLiveItems: 0 })).to.match(/^the plan deletes 2 of 20 live items \(10%\), more than/);
+    const deleted: DomainPlan = { ...orphaned, domain: 'd.example', action: 'delete', liveItems: 5 };
+    expect(safetyProblem(combinePlans([], [...kept, deleted]), { maxPercent: 30, minLiveItems: 0 })).to.equal(undefined);
+    expect(safetyProblem(combinePlans([], [...kept, deleted]), { maxPercent: 20, minLiveItems: 0 })).to.match(/^the plan deletes 5 of 20 live items \(25%\), more than/);
   });
 
   it('never counts more deletes than live items, geo route sets included', () => {

@@ -10,6 +10,8 @@ CREATE TABLE "gitops_acceptances" (
     "commit_sha" TEXT NOT NULL,
     "reason" TEXT NOT NULL,
     "actor" TEXT NOT NULL,
+    "safety" TEXT NOT NULL,
+    "used_at" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "gitops_acceptances_pkey" PRIMARY KEY ("id")

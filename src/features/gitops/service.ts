@@ -32,23 +32,28 @@ function serializeRun(row: RunRow) {
 
 const toDate = (seconds: number | null | undefined) => (seconds === null || seconds === undefined ? null : new Date(seconds * 1000));
 
-/** Stores one run reported by a controller. */
+/**
+ * Stores one run reported by a controller. A run that applied a refused plan under an
+ * acceptance uses it up in the same transaction: a later refusal of the commit needs a new one.
+ */
 export async function recordRun(db: Db, report: RunReport) {
-  const row = await db.gitopsRun.create({
-    data: {
-      ...report,
-      started_at: toDate(report.started_at)!,
-      finished_at: toDate(report.finished_at),
-      counts: (report.counts ?? {}) as object,
-      domains: (report.domains ?? []) as object,
-      problems: (report.problems ?? []) as object,
-      drift: (report.drift ?? []) as object,
-      orphaned: report.orphaned ?? [],
-      reverted: (report.reverted ?? []) as object,
-      not_in_git: (report.not_in_git ?? []) as object,
-      accepted: (report.accepted ?? undefined) as object | undefined,
-    },
-  });
+  const data = {
+    ...report,
+    started_at: toDate(report.started_at)!,
+    finished_at: toDate(report.finished_at),
+    counts: (report.counts ?? {}) as object,
+    domains: (report.domains ?? []) as object,
+    problems: (report.problems ?? []) as object,
+    drift: (report.drift ?? []) as object,
+    orphaned: report.orphaned ?? [],
+    reverted: (report.reverted ?? []) as object,
+    not_in_git: (report.not_in_git ?? []) as object,
+    accepted: (report.accepted ?? undefined) as object | undefined,
+  };
+  const create = db.gitopsRun.create({ data });
+  if (!report.accepted || !report.commit_sha) return serializeRun(await create);
+  const useUp = db.gitopsAcceptance.updateMany({ where: { repo: report.repo, commit_sha: report.commit_sha, used_at: null }, data: { used_at: new Date() } });
+  const [, row] = await db.$transaction([useUp, create]);
   return serializeRun(row);
 }
 
@@ -96,12 +101,13 @@ export async function gitopsStatus(db: Db, config: Config) {
 type AcceptanceRow = Awaited<ReturnType<Db['gitopsAcceptance']['findFirstOrThrow']>>;
 
 function serializeAcceptance(row: AcceptanceRow) {
-  return { id: String(row.id), repo: row.repo, commit_sha: row.commit_sha, reason: row.reason, actor: row.actor, created_at: unixSeconds(row.created_at) };
+  return { id: String(row.id), repo: row.repo, commit_sha: row.commit_sha, reason: row.reason, actor: row.actor, safety: row.safety, used_at: unixSeconds(row.used_at), created_at: unixSeconds(row.created_at) };
 }
 
 /**
  * Accepts the plan the safety gate refused for one commit of a repository: the controller
- * applies that commit's plan anyway, once. 409 unless the commit's latest run was refused.
+ * applies that commit's plan anyway, once, and only while the gate still says what it said
+ * when it was accepted (`safety`: the same counts). 409 unless the commit's latest run was refused.
  */
 export async function acceptRefusedPlan(db: Db, input: { repo: string; commit_sha: string; reason: string }, actor: string) {
   const run = await db.gitopsRun.findFirst({ where: { repo: input.repo, commit_sha: { startsWith: input.commit_sha } }, orderBy: { id: 'desc' } });
@@ -111,8 +117,8 @@ export async function acceptRefusedPlan(db: Db, input: { repo: string; commit_sh
   const commit = run.commit_sha!;
   const row = await db.gitopsAcceptance.upsert({
     where: { repo_commit_sha: { repo: input.repo, commit_sha: commit } },
-    create: { repo: input.repo, commit_sha: commit, reason: input.reason, actor },
-    update: { reason: input.reason, actor },
+    create: { repo: input.repo, commit_sha: commit, reason: input.reason, actor, safety: run.error ?? '' },
+    update: { reason: input.reason, actor, safety: run.error ?? '', used_at: null, created_at: new Date() },
   });
   return serializeAcceptance(row);
 }
