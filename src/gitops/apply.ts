@@ -97,18 +97,76 @@ export function domainOperations(plan: DomainPlan, desired: DomainModel, live: L
   ];
 }
 
+/** The most a batch takes (10,000 operations; 16 MiB by default), with room to spare for the bytes. */
+export type BatchLimits = { operations: number; bytes: number };
+const BATCH_LIMITS: BatchLimits = { operations: 10000, bytes: 8 * 1024 * 1024 };
+const REF = /@\{([A-Za-z0-9_-]{1,64})\}/g;
+
+/** A batch after the first of a domain's was refused: the writes of the batches before it stay applied. */
+class PartlyAppliedError extends Error {
+  constructor(
+    readonly applied: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// Consecutive operations cut into batches within the limits, in order.
+function inParts(operations: Operation[], limits: BatchLimits): Operation[][] {
+  const parts: Operation[][] = [];
+  let bytes = 0;
+  for (const operation of operations) {
+    const size = Buffer.byteLength(JSON.stringify(operation));
+    const current = parts.at(-1);
+    if (current && current.length < limits.operations && bytes + size <= limits.bytes) {
+      current.push(operation);
+      bytes += size;
+    } else {
+      parts.push([operation]);
+      bytes = size;
+    }
+  }
+  return parts;
+}
+
+/**
+ * Sends a domain's writes as one batch, or, past the batch limits, as consecutive batches whose
+ * refs to ids an earlier batch created are filled in. Returns how many writes were applied; a
+ * refused batch throws, naming its part when there are several (the parts before it stay applied).
+ */
+export async function sendBatches(client: ApiClient, operations: Operation[], limits: BatchLimits = BATCH_LIMITS): Promise<number> {
+  const parts = inParts(operations, limits);
+  const ids = new Map<string, string>();
+  for (const [index, part] of parts.entries()) {
+    const resolved = part.map((operation) => ({ ...operation, path: operation.path.replace(REF, (ref, name: string) => ids.get(name) ?? ref) }));
+    try {
+      const { results } = (await client.request<{ data: { results: { body?: { data?: { id?: unknown } } }[] } }>('POST', '/api/v1/batch', { operations: resolved })).data;
+      results.forEach((result, offset) => {
+        const { ref } = part[offset];
+        if (ref && typeof result.body?.data?.id === 'string') ids.set(ref, encodeURIComponent(result.body.data.id));
+      });
+    } catch (error) {
+      if (parts.length === 1) throw error;
+      const applied = parts.slice(0, index).flat().length;
+      throw new PartlyAppliedError(applied, `part ${index + 1} of ${parts.length} (${applied} writes before it applied): ${(error as Error).message}`);
+    }
+  }
+  return operations.length;
+}
+
 /**
  * Applies one domain's plan as one batch (one transaction in the core): it is applied
- * whole or, on the first refused write, not at all, and the refusal is reported.
+ * whole or, on the first refused write, not at all, and the refusal is reported. A change
+ * set past the batch limits (10,000 writes) is applied in consecutive batches.
  */
 export async function applyDomainPlan(client: ApiClient, plan: DomainPlan, desired: DomainModel | undefined, live: LiveDomain | undefined, env: NodeJS.ProcessEnv): Promise<DomainResult> {
   try {
     if (plan.action === 'unchanged' || plan.action === 'orphaned') return { domain: plan.domain, ok: true, applied: 0 };
     const operations: Operation[] = plan.action === 'delete' ? [{ method: 'DELETE', path: `/api/v1/domains/${live!.id}` }] : domainOperations(plan, desired!, live, env);
     if (!operations.length) return { domain: plan.domain, ok: true, applied: 0 };
-    await client.request('POST', '/api/v1/batch', { operations });
-    return { domain: plan.domain, ok: true, applied: operations.length };
+    return { domain: plan.domain, ok: true, applied: await sendBatches(client, operations) };
   } catch (error) {
-    return { domain: plan.domain, ok: false, applied: 0, error: (error as Error).message };
+    return { domain: plan.domain, ok: false, applied: error instanceof PartlyAppliedError ? error.applied : 0, error: (error as Error).message };
   }
 }

@@ -169,7 +169,7 @@ const keepRawBody = (req: Request, _res: unknown, buffer: Buffer) => {
 // Each route reads its body one way, whatever spelling of its path matched: signed edge routes
 // keep the wire bytes (edge-body.ts), a rawBody route reads any content type as bytes, the rest parse JSON.
 function bodyReader(route: Route, deps: AppDeps): RequestHandler {
-  const limit = deps.config.apiMaxBodyBytes;
+  const limit = route.batchSizedBody ? deps.config.apiMaxBatchBodyBytes : deps.config.apiMaxBodyBytes;
   if (route.auth === 'edge') return edgeBodyReader(route, limit);
   if (route.rawBody) return express.raw({ type: () => true, limit, verify: keepRawBody });
   return express.json({ limit, type: ['application/json', 'application/*+json'], verify: keepRawBody });

@@ -39,12 +39,26 @@ async function withConflictRetries<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+// Audit actions of writes that create, change or remove configuration. Actions whose cost is not
+// a row's (purges, nameserver lookups, activation, usage recalculation, logout) are sent alone.
+const CONFIGURATION_WRITE = /\.(create|update|delete|replace|import)$/;
+
 /**
- * Routes a batch may run: audited writes of the control-plane API whose handler works
- * on the request's transaction. Edge, public and raw-body routes (webhooks) are not.
+ * Routes a batch may run: audited configuration writes of the control-plane API whose handler
+ * works on the request's transaction. Edge, public and raw-body routes (webhooks) are not.
  */
-export function batchable(route: Route): boolean {
-  return route.audit !== undefined && (route.auth === 'api' || route.auth === 'admin-session') && !route.rawBody && !route.ownTransaction;
+function batchable(route: Route): boolean {
+  if (!route.audit || !CONFIGURATION_WRITE.test(route.audit.action)) return false;
+  return (route.auth === 'api' || route.auth === 'admin-session') && !route.rawBody && !route.ownTransaction;
+}
+
+// A path parameter the database could not store (NUL, bad Unicode) is a problem of the operation's path.
+function assertStorablePath(params: Record<string, string>): void {
+  try {
+    assertStorableParameters(params, {});
+  } catch (error) {
+    throw error instanceof ValidationError ? new PathError(error.detail ?? error.message) : error;
+  }
 }
 
 function resolvePath(operation: Operation, ids: Map<string, string>): string {
@@ -83,10 +97,12 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
     if (!found) throw new PathError(`${operation.method} ${path} is not a write this API can run in a batch`);
     const { route, params } = found;
     assertAllowed(context.actor, route.auth);
-    assertStorableParameters(params, {});
-    const body = route.body ? (operation.body ?? (route.optionalBody ? {} : undefined)) : undefined;
-    if (route.body && body === undefined) throw new ValidationError(undefined, 'this operation needs a body');
-    const sent = body === undefined ? undefined : structuredClone(body);
+    assertStorablePath(params);
+    const given = route.body ? (operation.body ?? (route.optionalBody ? {} : undefined)) : undefined;
+    if (route.body && given === undefined) throw new ValidationError(undefined, 'this operation needs a body');
+    // Validation fills defaults into its own copy: the operations stay as sent for a retried attempt.
+    const sent = given === undefined ? undefined : structuredClone(given);
+    const body = given === undefined ? undefined : structuredClone(given);
     if (route.body) assertValid(validatorFor(deps.ajv, route.body), body);
     return { route, scoped: { ...context, params, query: {}, body, sent } };
   }
@@ -107,7 +123,16 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
       const scoped = { ...first.scoped, db: tx };
       return [{ route: first.route, scoped, result: await guardedAsync(start, operations[start], () => runAuditedStep(first.route, scoped, tx, audits)) }];
     }
-    const prepared = [first, ...operations.slice(start + 1, start + length).map((operation, offset) => guarded(start + 1 + offset, operation, () => prepare(context, operation, ids)))];
+    // A refused operation is reported after the run's earlier operations are written: one of those may be refused first.
+    const prepared = [first];
+    let refusal: unknown;
+    for (let index = start + 1; index < start + length && refusal === undefined; index++) {
+      try {
+        prepared.push(prepare(context, operations[index], ids));
+      } catch (error) {
+        refusal = inOperation(index, operations[index], error);
+      }
+    }
     const scoped = { ...first.scoped, db: tx };
     let results: unknown[];
     try {
@@ -116,6 +141,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
       const index = error instanceof ItemError ? start + error.index : start;
       throw inOperation(index, operations[index], error instanceof ItemError ? error.error : error);
     }
+    if (refusal !== undefined) throw refusal;
     return prepared.map((item, offset) => {
       audits.push(auditEntryOf(item.route, { ...item.scoped, db: tx }, results[offset]));
       return { route: item.route, scoped: { ...item.scoped, db: tx }, result: results[offset] };
@@ -127,6 +153,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
     path: '/api/v1/batch',
     auth: 'api',
     body: 'batch-request',
+    batchSizedBody: true,
     handler: async (context) => {
       const operations = (context.body as { operations: Operation[] }).operations;
       const committed: (() => void)[] = [];

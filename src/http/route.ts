@@ -50,6 +50,8 @@ export type Route = {
    * body limit, for signatures over what was sent (push webhooks). Only JSON is parsed.
    */
   rawBody?: boolean;
+  /** Read bodies up to CDN_API_MAX_BATCH_BODY_BYTES instead of CDN_API_MAX_BODY_BYTES (a batch of writes). */
+  batchSizedBody?: boolean;
   status?: number;
   /** Audited routes run in one transaction with their audit event. */
   audit?: AuditSpec;

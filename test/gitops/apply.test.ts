@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ApiClient } from '../../src/gitops/api-client.js';
+import { sendBatches } from '../../src/gitops/apply.js';
 import { applyPlan, buildPlan } from '../../src/gitops/engine.js';
 import { loadDesiredState } from '../../src/gitops/load.js';
 import { planJson, planMarkdown, planText } from '../../src/gitops/print.js';
@@ -153,6 +154,23 @@ describe('plan and apply against a live core', function () {
     expect((await core.get(`/api/v1/domains/${status}/dns/records`)).data).to.deep.equal(liveBefore);
     expect((await core.get(`/api/v1/domains/${status}/origins`)).data).to.deep.equal([]);
     await edit('domains/status.example.yaml', (text) => text.replace(', ttl: 120 }\n  - { type: CNAME, name: conflict, content: elsewhere.example.net }\norigins:\n  - { host: status-origin.example.net }', ' }'));
+  });
+
+  it('sends a change set past the batch limits as consecutive batches, filling in the ids earlier ones created', async () => {
+    const operations = [
+      { ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'parts.example' } },
+      { ref: 'www', method: 'POST', path: '/api/v1/domains/@{d}/dns/records', body: { type: 'A', name: 'www', content: '192.0.2.1' } },
+      { method: 'PUT', path: '/api/v1/domains/@{d}/dns/records/@{www}/geo-routes', body: { routes: [{ scope: 'default', target: '192.0.2.2' }] } },
+      { method: 'POST', path: '/api/v1/domains/@{d}/origins', body: { host: 'origin.parts.example' } },
+    ] as const;
+    expect(await sendBatches(client, [...operations], { operations: 2, bytes: 1 << 20 })).to.equal(4);
+    const id = await domainId('parts.example');
+    const [record] = (await core.get(`/api/v1/domains/${id}/dns/records`)).data;
+    expect((await core.get(`/api/v1/domains/${id}/dns/records/${record.id}/geo-routes`)).data.map((route: Json) => route.target)).to.deep.equal(['192.0.2.2']);
+    const refused = [{ method: 'POST', path: `/api/v1/domains/${id}/origins`, body: { host: 'second.parts.example' } }, { method: 'POST', path: `/api/v1/domains/${id}/origins`, body: { host: 'origin.parts.example' } }] as const;
+    const error = await sendBatches(client, [...refused], { operations: 1, bytes: 1 << 20 }).catch((failure: Error) => failure);
+    expect(String(error)).to.match(/part 2 of 2 \(1 writes before it applied\): .*422/);
+    await core.delete(`/api/v1/domains/${id}`);
   });
 
   it('refuses a plan that deletes more than max_delete_percent of the live items', async () => {

@@ -107,6 +107,8 @@ describe('POST /api/v1/batch', function () {
     expect(invalid).to.include({ field: 'operations[2].body.proxied', operation: 2 });
     const origin = (body: object) => ({ method: 'POST', path: '/api/v1/domains/@{d}/origins', body });
     expect(await refusal([origin({ host: 'o.example' }), origin({ host: 'O.example', port: 443 })])).to.include({ field: 'operations[2].body.host', operation: 2 });
+    const late = await refusal([record({ type: 'A', name: 'www', content: '192.0.2.1' }), record({ type: 'A', name: 'www', content: '192.0.2.1' }), record({ type: 'A', name: 'ok', content: '192.0.2.1', ttl: 5 })]);
+    expect(late, 'a duplicate before a schema problem is refused first').to.include({ field: 'operations[2].body.content', operation: 2 });
     const rule = (name: string) => ({ method: 'POST', path: '/api/v1/domains/@{d}/waf-rules', body: { name, signatures: ['xss'] } });
     expect(await refusal([rule('a'), rule('b'), rule('a')])).to.include({ field: 'operations[3].body.name', operation: 3 });
     expect(await domainNamed('batch-refused.example')).to.equal(null);
@@ -132,14 +134,61 @@ describe('POST /api/v1/batch', function () {
       const answer = await core.post('/api/v1/batch', { operations: [operation] }, 422);
       expect(answer.field, JSON.stringify(operation)).to.equal('operations[0].path');
     }
-    const forbidden = await core.post('/api/v1/batch', { operations: [{ method: 'POST', path: `/api/v1/domains/${id}/nameservers/force-verify`, body: { reason: 'test' } }] }, 403);
-    expect(forbidden.field).to.equal('operations[0]');
+    // Actions whose cost is not a row's are sent alone.
+    const actions = [
+      { method: 'POST', path: `/api/v1/domains/${id}/nameservers/force-verify`, body: { reason: 'test' } },
+      { method: 'POST', path: `/api/v1/domains/${id}/cache/purge`, body: { scope: 'all' } },
+      { method: 'POST', path: `/api/v1/domains/${id}/verify-nameservers` },
+      { method: 'POST', path: '/api/v1/usage/recalculate', body: {} },
+      { method: 'POST', path: '/api/v1/admin/logout' },
+    ];
+    for (const operation of actions) {
+      const answer = await core.post('/api/v1/batch', { operations: [operation] }, 422);
+      expect(answer.field, JSON.stringify(operation)).to.equal('operations[0].path');
+    }
+    expect(await core.post('/api/v1/batch', { operations: [{ method: 'DELETE', path: '/api/v1/domains/a\u0000b' }] }, 422)).to.include({ field: 'operations.0.path' });
+    expect(await core.post('/api/v1/batch', { operations: [{ method: 'DELETE', path: '/api/v1/domains/a%00b' }] }, 422)).to.include({ field: 'operations[0].path' });
     await core.post('/api/v1/batch', { operations: [{ method: 'GET', path: '/api/v1/domains' }] }, 422);
     await core.post('/api/v1/batch', { operations: [] }, 422);
-    await core.post('/api/v1/batch', { operations: Array.from({ length: 1001 }, () => ({ method: 'DELETE', path: `/api/v1/domains/${id}` })) }, 422);
-    await core.post('/api/v1/batch', { operations: [{ method: 'DELETE', path: '/api/v1/domains/a\u0000b' }] }, 422);
+    await core.post('/api/v1/batch', { operations: Array.from({ length: 10001 }, () => ({ method: 'DELETE', path: `/api/v1/domains/${id}` })) }, 422);
     await core.post('/api/v1/batch', { operations: [{ method: 'DELETE', path: `/api/v1/domains/${id}` }] }, 401, { token: 'wrong' });
     expect(await domainNamed('batch-one.example')).to.not.equal(null);
+  });
+
+  it('takes a body past CDN_API_MAX_BODY_BYTES, up to CDN_API_MAX_BATCH_BODY_BYTES', async () => {
+    const records = Array.from({ length: 4000 }, (_, index) => ({ method: 'POST', path: '/api/v1/domains/@{d}/dns/records', body: { type: 'TXT', name: `t${index}`, content: 'x'.repeat(250) } }));
+    const body = { operations: [{ ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch-large.example' } }, ...records] };
+    expect(JSON.stringify(body).length).to.be.above(1048576);
+    await core.post('/api/v1/batch', body, 200);
+    expect(await core.db.dnsRecord.count({ where: { domain: { domain: 'batch-large.example' } } })).to.equal(4000);
+    await core.post('/api/v1/domains', { domain: 'x'.repeat(1048576) }, 413);
+  });
+
+  it('runs a batch that lost a deadlock again from the operations as sent: the audit log records no filled-in defaults', async () => {
+    type Work = (tx: unknown) => Promise<unknown>;
+    const prisma = core.db as unknown as { $transaction: (work: Work, options: unknown) => Promise<unknown> };
+    const original = prisma.$transaction;
+    let attempts = 0;
+    prisma.$transaction = function (this: unknown, work: Work, options: unknown) {
+      attempts++;
+      if (attempts > 1) return original.call(this, work, options);
+      return original.call(this, async (tx: unknown) => {
+        await work(tx);
+        throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      }, options);
+    };
+    try {
+      const operations = [
+        { ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch-retried.example' } },
+        { method: 'POST', path: '/api/v1/domains/@{d}/dns/records', body: { type: 'A', name: 'www', content: '192.0.2.1' } },
+      ];
+      await core.post('/api/v1/batch', { operations }, 200, { headers: { 'x-request-id': 'batch-retried' } });
+    } finally {
+      prisma.$transaction = original;
+    }
+    expect(attempts).to.equal(2);
+    const audit = await core.db.auditEvent.findMany({ where: { request_id: 'batch-retried' }, orderBy: { id: 'asc' } });
+    expect(audit.map((event) => event.detail)).to.deep.equal([{ body: { domain: 'batch-retried.example' } }, { body: { type: 'A', name: 'www', content: '192.0.2.1' } }]);
   });
 
   it('creates a domain once when the same batch is sent 50 times in parallel, and never answers 5xx', async () => {
