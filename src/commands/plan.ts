@@ -28,17 +28,33 @@ function clientOf(options: ServerOptions): ApiClient {
   return new ApiClient(apiUrl(options), options.token ?? process.env.CDN_API_TOKEN);
 }
 
-function printProblems(problems: Problem[], what: string): void {
-  for (const problem of sortProblems(problems)) process.stderr.write(`${formatProblem(problem)}\n`);
+// With --json, stdout carries one document whatever happens: the problems, or the error.
+function printJson(document: object): void {
+  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+}
+
+function printProblems(problems: Problem[], what: string, json: boolean | undefined): void {
+  const sorted = sortProblems(problems);
+  for (const problem of sorted) process.stderr.write(`${formatProblem(problem)}\n`);
   process.stderr.write(`${problems.length} problem(s); ${what}\n`);
+  if (json) printJson({ status: 'rejected', problems: sorted });
   process.exitCode = EXIT.error;
 }
 
+async function withJsonErrors(json: boolean | undefined, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (json) printJson({ status: 'error', error: (error as Error).message });
+    throw error;
+  }
+}
+
 // A desired state that does not validate is never planned against the server.
-async function validState(dir: string): Promise<DesiredState | undefined> {
+async function validState(dir: string, json: boolean | undefined): Promise<DesiredState | undefined> {
   const state = await loadDesiredState(path.resolve(dir));
   if (!state.problems.length) return state;
-  printProblems(state.problems, 'nothing was planned');
+  printProblems(state.problems, 'nothing was planned', json);
   return undefined;
 }
 
@@ -69,15 +85,18 @@ function changeCount(planned: PlannedState): number {
  * plan to a file for `cdn apply FILE`.
  */
 export async function runPlan(dir: string, options: PlanOptions): Promise<void> {
-  if (options.ref) return atRef(dir, options.ref, options.path ?? '.', (checkout) => runPlan(checkout, { ...options, ref: undefined }));
-  const state = await validState(dir);
+  await withJsonErrors(options.json, () => (options.ref ? atRef(dir, options.ref, options.path ?? '.', (checkout) => planDir(checkout, options)) : planDir(dir, options)));
+}
+
+async function planDir(dir: string, options: PlanOptions): Promise<void> {
+  const state = await validState(dir, options.json);
   if (!state) return;
   const planned = await buildPlan(clientOf(options), state, { only: options.domain });
-  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was planned');
+  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was planned', options.json);
   const root = path.resolve(dir);
   const commit = await headOf(root);
   if (options.out) await writeFile(options.out, `${JSON.stringify(await savedPlan(root, state, planned, { commit, apiUrl: apiUrl(options), only: options.domain }), null, 2)}\n`);
-  if (options.json) process.stdout.write(`${JSON.stringify({ ...planObject(planned.plan, planned.safety), desired: { commit, digest: state.digest }, live: { digest: liveDigest(planned, state.settings) } }, null, 2)}\n`);
+  if (options.json) printJson({ ...planObject(planned.plan, planned.safety), desired: { commit, digest: state.digest }, live: { digest: liveDigest(planned, state.settings) } });
   else process.stdout.write((options.markdown ? planMarkdown : planText)(planned.plan, planned.safety));
   if (options.out) process.stderr.write(`plan written to ${options.out}; apply it with: cdn apply ${options.out}\n`);
   const changes = changeCount(planned);
@@ -89,20 +108,20 @@ export async function runPlan(dir: string, options: PlanOptions): Promise<void> 
 
 function report(results: DomainResult[], json: boolean | undefined, planned: PlannedState): void {
   const failed = results.filter((result) => !result.ok);
-  if (json) process.stdout.write(`${JSON.stringify({ status: failed.length ? 'failed' : 'applied', ...planObject(planned.plan, planned.safety), results }, null, 2)}\n`);
+  if (json) printJson({ status: failed.length ? 'failed' : 'applied', ...planObject(planned.plan, planned.safety), results });
   else for (const result of results) process.stdout.write(result.ok ? `applied ${result.domain} (${result.applied} write(s))\n` : `FAILED ${result.domain}, left as it was: ${result.error}\n`);
   if (failed.length) process.exitCode = EXIT.failed;
 }
 
 async function applyPlanned(client: ApiClient, planned: PlannedState, options: ApplyOptions): Promise<void> {
   if (planned.safety && !options.force) {
-    if (options.json) process.stdout.write(`${JSON.stringify({ status: 'refused', ...planObject(planned.plan, planned.safety) }, null, 2)}\n`);
+    if (options.json) printJson({ status: 'refused', ...planObject(planned.plan, planned.safety) });
     process.stderr.write(`refused: ${planned.safety}\n`);
     process.exitCode = EXIT.refused;
     return;
   }
   if (changeCount(planned) === 0) {
-    if (options.json) process.stdout.write(`${JSON.stringify({ status: 'no_changes', ...planObject(planned.plan, planned.safety) }, null, 2)}\n`);
+    if (options.json) printJson({ status: 'no_changes', ...planObject(planned.plan, planned.safety) });
     else process.stdout.write(`no changes (${summaryLine(planned.plan)})\n`);
     return;
   }
@@ -116,20 +135,24 @@ async function applyPlanned(client: ApiClient, planned: PlannedState, options: A
  * domain, each in one transaction.
  */
 export async function runApply(target: string, options: ApplyOptions): Promise<void> {
+  await withJsonErrors(options.json, () => applyTarget(target, options));
+}
+
+async function applyTarget(target: string, options: ApplyOptions): Promise<void> {
   const client = clientOf(options);
   if ((await stat(target).catch(() => undefined))?.isFile()) {
     const saved = await readSavedPlan(target);
     await withSavedState(saved, async (_root, state) => {
       const planned = await buildPlan(client, state, { only: saved.only ?? undefined });
-      if (planned.problems.length) return printProblems(planned.problems, 'nothing was applied');
+      if (planned.problems.length) return printProblems(planned.problems, 'nothing was applied', options.json);
       assertStillCurrent(saved, planned, state.settings, planned.plan);
       await applyPlanned(client, planned, options);
     });
     return;
   }
-  const state = await validState(target);
+  const state = await validState(target, options.json);
   if (!state) return;
   const planned = await buildPlan(client, state, { only: options.domain });
-  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was applied');
+  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was applied', options.json);
   await applyPlanned(client, planned, options);
 }

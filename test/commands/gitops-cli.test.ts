@@ -71,6 +71,11 @@ describe('cdn plan, apply, export, status and runs as CI runs them', function ()
     const anycast = await cdn(['apply', path.join(work, 'anycast'), ...server()]);
     expect(anycast.code).to.equal(1);
     expect(anycast.stderr).to.match(/domains\/bare\.example\.yaml:2:26: anycast routing needs an anycast address/);
+    const json = await cdn(['apply', path.join(work, 'anycast'), '--json', ...server()]);
+    expect(json.code).to.equal(1);
+    const document = JSON.parse(json.stdout);
+    expect(document.status).to.equal('rejected');
+    expect(document.problems[0]).to.include({ file: 'domains/bare.example.yaml', line: 2, col: 26 });
     expect((await core.get('/api/v1/domains')).data).to.deep.equal([]);
   });
 
@@ -93,6 +98,10 @@ describe('cdn plan, apply, export, status and runs as CI runs them', function ()
     const stale = await cdn(['apply', out, ...server()], secrets);
     expect(stale.code).to.equal(1);
     expect(stale.stderr).to.match(/the live state changed since the plan was made .*nothing was applied/);
+    const staleJson = await cdn(['apply', out, '--json', ...server()], secrets);
+    expect(staleJson.code).to.equal(1);
+    expect(JSON.parse(staleJson.stdout)).to.deep.include({ status: 'error' });
+    expect(JSON.parse(staleJson.stdout).error).to.match(/the live state changed since the plan was made/);
     expect((await core.get(`/api/v1/domains/${blog.id}/dns/records`)).data.find((item: Json) => item.id === record.id).ttl).to.equal(120);
   });
 
@@ -164,6 +173,8 @@ describe('cdn plan, apply, export, status and runs as CI runs them', function ()
     const unreachable = await cdn(['plan', repo, '--url', 'http://127.0.0.1:9'], secrets);
     expect(unreachable.code).to.equal(1);
     expect(unreachable.stderr).to.match(/could not reach the core API at http:\/\/127\.0\.0\.1:9\/api\/v1\/export\/domains/);
+    const unreachableJson = await cdn(['plan', repo, '--json', '--url', 'http://127.0.0.1:9'], secrets);
+    expect(JSON.parse(unreachableJson.stdout).error).to.match(/could not reach the core API at http:\/\/127\.0\.0\.1:9/);
     const missing = await cdn(['validate', path.join(work, 'nothing-here')]);
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.include('does not exist');
