@@ -10,9 +10,13 @@ import { RULE_SECTIONS } from './spec.js';
 
 const DOMAIN_SCHEMA = fileURLToPath(new URL('../../schemas/gitops/domain.schema.json', import.meta.url));
 
-/** The environment variable an exported domain's origin-shield secret is read from (the API never returns secrets). */
+/**
+ * The environment variable an exported domain's origin-shield secret is read from (the API never
+ * returns secrets): dots become `_` and hyphens `__`, so no two apexes share one (a-b.example is
+ * ORIGIN_SHIELD_SECRET_A__B_EXAMPLE, a.b.example ORIGIN_SHIELD_SECRET_A_B_EXAMPLE).
+ */
 export function secretVariable(apex: string): string {
-  return `ORIGIN_SHIELD_SECRET_${apex.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+  return `ORIGIN_SHIELD_SECRET_${apex.toUpperCase().replace(/-/g, '__').replace(/\./g, '_')}`;
 }
 
 function isEmpty(value: unknown): boolean {

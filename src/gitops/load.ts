@@ -22,7 +22,7 @@ export type DesiredState = {
 };
 
 /** The directory holds no desired state at all (missing, or without domains/, settings/ or cdn-gitops.yaml). */
-export class NoDesiredStateError extends Error {}
+class NoDesiredStateError extends Error {}
 
 const YAML_FILE = /\.ya?ml$/;
 

@@ -77,7 +77,7 @@ export function topField(path: string): string {
 }
 
 /** What a create shows: the fields the file sets, not those equal to the API's defaults or empty. */
-export function createdFields(resource: string, item: Item): FieldChange[] {
+function createdFields(resource: string, item: Item): FieldChange[] {
   const defaults = resource === 'origin' ? { ...fieldDefaults(resource), port: DEFAULT_PORT[String(item.scheme)] } : fieldDefaults(resource);
   return Object.entries(item)
     .filter(([field, value]) => !absent(value) && !isDeepStrictEqual(value, defaults[field]) && !(isPlainObject(value) && Object.keys(value).length === 0))
@@ -161,7 +161,7 @@ function creationSettings(desired: DomainModel): Change[] {
 }
 
 /** Every live item of a domain the safety gate weighs: the domain itself, records, geo route sets, origins and rules. */
-export function itemCount(model: DomainModel): number {
+function itemCount(model: DomainModel): number {
   return 1 + model.records.size + model.geoRoutes.size + model.origins.size + RULE_SECTIONS.reduce((sum, section) => sum + model.rules[section].size, 0);
 }
 

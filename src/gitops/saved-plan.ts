@@ -25,7 +25,7 @@ export type SavedPlan = {
 };
 
 /** A saved plan that cannot be applied as it is; the message says why and what to do. */
-export class StalePlanError extends Error {}
+class StalePlanError extends Error {}
 
 // A live item as the planner saw it: only the fields the desired item sets, or `present` for an item the file does not list.
 function project(live: Item | undefined, like: Item | undefined): unknown {

@@ -35,7 +35,7 @@ type RecordRow = {
   updated_at: Date;
 };
 
-export type Candidate = Omit<RecordRow, 'id' | 'domain_id' | 'created_at' | 'updated_at'>;
+type Candidate = Omit<RecordRow, 'id' | 'domain_id' | 'created_at' | 'updated_at'>;
 
 /** The API shape of a DNS record; `fqdn` is the absolute name for convenience. */
 export function serializeRecord(row: RecordRow, zone: string) {
