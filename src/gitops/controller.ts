@@ -27,6 +27,8 @@ export type RunReport = {
   reverted: Drift[];
   /** Live items of git-owned domains their file does not list, kept (prune: false). */
   not_in_git: { domain: string; resource: string; key: string }[];
+  /** The domains the commit describes, with their files: what the dashboard shows as owned by git. */
+  managed: { domain: string; file: string }[];
   /** Live domains this repository owned whose file is gone, left alone (delete_removed_domains is false). */
   orphaned: string[];
   /** The operator's acceptance that let a plan the safety gate refused apply. */
@@ -146,11 +148,12 @@ export class GitopsController {
 
   private async reconcile(trigger: Trigger): Promise<RunReport> {
     const { source, client, logger } = this.options;
-    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], reverted: [], not_in_git: [], orphaned: [...this.orphaned], accepted: null, error: null };
+    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], reverted: [], not_in_git: [], managed: [], orphaned: [...this.orphaned], accepted: null, error: null };
     try {
       const snapshot = await source.fetch();
       report.commit_sha = snapshot.sha;
       const state = await loadDesiredState(snapshot.dir);
+      report.managed = state.domains.map((domain) => ({ domain: domain.spec.domain, file: domain.file }));
       if (state.problems.length) {
         report.status = 'rejected';
         report.problems = sortProblems(state.problems).map(formatProblem);

@@ -12,6 +12,7 @@ import { markConfigDirty } from '../publish/dirty.js';
 import type { ActiveVersion } from '../publish/active-version.js';
 import { verifyEdgeRequest } from '../features/edges/edge-auth.js';
 import { assertAllowed, resolveActor } from './auth.js';
+import { dashboardRouter } from './dashboard.js';
 import { edgeBodyReader } from './edge-body.js';
 import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
@@ -188,7 +189,7 @@ function mount(app: express.Express, route: Route, deps: AppDeps): void {
   });
 }
 
-/** Builds the express app: request ids, every route with its body reader (bounded by the body limit), then the 404 and error funnel. */
+/** Builds the express app: request ids, every route with its body reader (bounded by the body limit), the dashboard, then the 404 and error funnel. */
 export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -197,6 +198,7 @@ export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   app.set('trust proxy', trustedProxies(deps.config.apiTrustedProxies));
   app.use(requestContext(deps.logger));
   for (const route of routes) mount(app, route, deps);
+  app.use(dashboardRouter());
   app.use(unknownRoute);
   app.use(errorHandler);
   return app;

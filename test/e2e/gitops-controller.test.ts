@@ -198,7 +198,12 @@ describe('GitOps controller in the core', function () {
     const run = await runFor(sha);
     expect(run.orphaned).to.deep.equal(['api.example']);
     expect(run.counts.orphaned).to.equal(1);
-    expect((await core.get('/api/v1/gitops/status')).data.repos[0].orphaned).to.deep.equal(['api.example']);
+    const status = (await core.get('/api/v1/gitops/status')).data.repos[0];
+    expect(status.orphaned).to.deep.equal(['api.example']);
+    expect(status.managed.map((item: Json) => item.domain)).to.not.include('api.example');
+    const blog = status.managed.find((item: Json) => item.domain === 'blog.example');
+    expect(blog.file).to.equal('domains/blog.example.yaml');
+    expect(blog.commit).to.match(/^[0-9a-f]{40}$/);
     const report = await reconcileAfterRestart('data-orphans');
     expect(report.orphaned).to.deep.equal(['api.example']);
     expect(await domainByApex('api.example')).to.not.equal(undefined);

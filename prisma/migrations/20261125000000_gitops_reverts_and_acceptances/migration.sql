@@ -1,6 +1,7 @@
 -- AlterTable
 ALTER TABLE "gitops_runs" ADD COLUMN "reverted" JSONB NOT NULL DEFAULT '[]',
 ADD COLUMN "not_in_git" JSONB NOT NULL DEFAULT '[]',
+ADD COLUMN "managed" JSONB NOT NULL DEFAULT '[]',
 ADD COLUMN "accepted" JSONB;
 
 -- CreateTable

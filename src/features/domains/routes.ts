@@ -5,7 +5,7 @@ import { cachedJson, VersionedCache } from '../../http/versioned-cache.js';
 import { delegationLookup } from './delegation.js';
 import { platformNameservers } from './platform-nameservers.js';
 import { forceVerify, reseedExpected, verifyReport } from './nameservers.js';
-import { activateDomain, createDomain, deleteDomain, findDomain, listDomains, updateDomain, verifyNameservers } from './service.js';
+import { activateDomain, createDomain, deleteDomain, domainFilterOf, findDomain, listDomains, updateDomain, verifyNameservers } from './service.js';
 import { serializeDomain } from './serialize.js';
 
 /** Domain CRUD, delegation verification (and its admin overrides) and activation. */
@@ -21,6 +21,9 @@ export function domainRoutes(deps: AppDeps): Route[] {
       auth: 'api',
       handler: async ({ db, query }) => {
         const paging = parsePaging(query);
+        const filter = domainFilterOf(query);
+        // Filtered pages are not kept: any text can be asked for, and the cache would grow with it.
+        if (filter.q || filter.status) return { data: await listDomains(db, paging, filter) };
         return cachedJson(pages, deps.pool, 'domains', `${paging.limit}:${paging.offset}`, async () => ({ data: await listDomains(db, paging) }));
       },
     },

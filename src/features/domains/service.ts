@@ -51,8 +51,30 @@ export async function assertDomainExists(db: Db, id: string): Promise<{ id: stri
 }
 
 /** A page of domains, oldest first. */
-export async function listDomains(db: Db, paging: Paging) {
+const STATUSES: DomainStatus[] = ['pending_nameserver', 'active', 'disabled'];
+const NAME_PART = /^[a-z0-9.-]{1,253}$/;
+
+/** Narrows the domain list: `q`, part of the apex (hostname characters only), and `status`. */
+export type DomainFilter = { q?: string; status?: DomainStatus };
+
+/** The filter of GET /api/v1/domains from its query; a malformed value is 422 naming it. */
+export function domainFilterOf(query: Record<string, unknown>): DomainFilter {
+  const filter: DomainFilter = {};
+  if (query.q !== undefined && query.q !== '') {
+    const q = typeof query.q === 'string' ? query.q.trim().toLowerCase() : '';
+    if (!NAME_PART.test(q)) throw new ValidationError('q', 'q must be part of a domain name: 1 to 253 letters, digits, dots and hyphens');
+    filter.q = q;
+  }
+  if (query.status !== undefined) {
+    if (!STATUSES.includes(query.status as DomainStatus)) throw new ValidationError('status', `status must be one of ${STATUSES.join(', ')}`);
+    filter.status = query.status as DomainStatus;
+  }
+  return filter;
+}
+
+export async function listDomains(db: Db, paging: Paging, filter: DomainFilter = {}) {
   const rows = await db.domain.findMany({
+    where: { domain: filter.q ? { contains: filter.q } : undefined, status: filter.status },
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
     skip: paging.offset,
     take: paging.limit,

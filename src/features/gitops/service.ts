@@ -20,6 +20,7 @@ export type RunReport = {
   orphaned?: string[];
   reverted?: unknown[];
   not_in_git?: unknown[];
+  managed?: { domain: string; file: string }[];
   accepted?: object | null;
   error?: string | null;
 };
@@ -48,6 +49,7 @@ export async function recordRun(db: Db, report: RunReport) {
     orphaned: report.orphaned ?? [],
     reverted: (report.reverted ?? []) as object,
     not_in_git: (report.not_in_git ?? []) as object,
+    managed: report.managed ?? [],
     accepted: (report.accepted ?? undefined) as object | undefined,
   };
   const create = db.gitopsRun.create({ data });
@@ -69,12 +71,34 @@ function domainsOf(run: RunRow): string[] {
   return (run.domains as { domain?: unknown }[]).flatMap((entry) => (typeof entry?.domain === 'string' ? [entry.domain] : []));
 }
 
+const RUNS_FOR_OWNERSHIP = 200;
+
+/**
+ * The domains a repository describes (from its newest run that loaded a commit), each with its
+ * file and the commit that last wrote to it (else the last good commit): what the dashboard marks
+ * as owned by git.
+ */
+async function managedDomains(db: Db, repo: string, lastGood: string | null) {
+  const runs = await db.gitopsRun.findMany({ where: { repo }, orderBy: { id: 'desc' }, take: RUNS_FOR_OWNERSHIP, select: { commit_sha: true, status: true, domains: true, managed: true } });
+  const described = runs.find((run) => (run.managed as unknown[]).length > 0);
+  if (!described) return [];
+  const lastWrite = new Map<string, string>();
+  for (const run of runs) {
+    if (!run.commit_sha) continue;
+    for (const result of run.domains as { domain?: string; ok?: boolean; applied?: number }[]) {
+      if (result?.ok && result.applied && result.domain && !lastWrite.has(result.domain)) lastWrite.set(result.domain, run.commit_sha);
+    }
+  }
+  return (described.managed as { domain: string; file: string }[]).map((item) => ({ ...item, commit: lastWrite.get(item.domain) ?? lastGood }));
+}
+
 /**
  * Per repository: the latest run, the commit last applied without errors (still
  * in force when later commits are rejected), and a state: ok, drifted (git-owned
  * items were changed through the API and left so), rejected (the newest commit
  * does not validate), failed/partial (apply errors) or refused (safety gate);
- * and the domains it owned whose file is gone, left in place (orphaned); and the DNS
+ * and the domains it owned whose file is gone, left in place (orphaned); the domains it describes
+ * with their files and last commits (managed); and the DNS
  * publication status of the latest run's domains (dns).
  */
 export async function gitopsStatus(db: Db, config: Config) {
@@ -91,6 +115,7 @@ export async function gitopsStatus(db: Db, config: Config) {
       last_good_commit: good?.commit_sha ?? null,
       last_good_at: unixSeconds(good?.finished_at ?? null),
       orphaned: latest.orphaned as string[],
+      managed: await managedDomains(db, repo.repo, good?.commit_sha ?? null),
       // Whether each domain of the latest run has its zone published as it stands (docs/dns-publishing.md).
       dns: await zoneStatuses(db, config, domainsOf(latest)),
     });

@@ -75,6 +75,20 @@ describe('domains API', () => {
     }
   });
 
+  it('finds domains by part of their name and by status, and refuses a malformed filter naming it', async () => {
+    const shop = await core.createDomain('filter-shop.example');
+    await core.createDomain('filter-blog.example');
+    await core.patch(`/api/v1/domains/${shop.id}`, { status: 'disabled' });
+    const named = (await core.get('/api/v1/domains?q=FILTER-&limit=500')).data.map((domain: { domain: string }) => domain.domain);
+    expect(named).to.have.members(['filter-shop.example', 'filter-blog.example']);
+    const disabled = (await core.get('/api/v1/domains?q=filter&status=disabled')).data.map((domain: { domain: string }) => domain.domain);
+    expect(disabled).to.deep.equal(['filter-shop.example']);
+    expect((await core.get('/api/v1/domains?q=no-such-domain-here')).data).to.deep.equal([]);
+    for (const [query, field] of [['q=a%25b', 'q'], ['q=a_b', 'q'], ['q=%00', 'q'], [`q=${'a'.repeat(254)}`, 'q'], ['status=gone', 'status'], ['q=a&q=b', 'q']]) {
+      expect((await core.get(`/api/v1/domains?${query}`, 422)).field, query).to.equal(field);
+    }
+  });
+
   it('moving the apex sends an active domain back to pending_nameserver', async () => {
     const domain = await core.createDomain('move.example');
     await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });

@@ -1,0 +1,79 @@
+import { useEffect, useState } from 'preact/hooks';
+import { LocationProvider, Route, Router } from 'preact-iso';
+import { api, whenSessionLost } from './api.js';
+import { clearSession, sessionUser } from './session.js';
+import { DomainView } from './views/domain.js';
+import { DomainsView } from './views/domains.js';
+import { GitopsView } from './views/gitops.js';
+import { Login } from './views/login.js';
+import { OverviewView } from './views/overview.js';
+
+const NAV = [
+  { href: '/', label: 'Overview' },
+  { href: '/domains', label: 'Domains' },
+  { href: '/gitops', label: 'GitOps' },
+];
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        Nothing lives at this address. <a href="/">Back to the overview</a>.
+      </p>
+    </section>
+  );
+}
+
+function Shell({ user, onLogout }: { user: string; onLogout: () => void }) {
+  return (
+    <LocationProvider>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">CDN</span>
+        <nav aria-label="Main">
+          {NAV.map((item) => (
+            <a key={item.href} href={item.href}>
+              {item.label}
+            </a>
+          ))}
+        </nav>
+        <span class="user">{user}</span>
+        <button type="button" onClick={onLogout}>
+          Log out
+        </button>
+      </header>
+      <main id="main">
+        <Router>
+          <Route path="/" component={OverviewView} />
+          <Route path="/domains" component={DomainsView} />
+          <Route path="/domains/:id" component={DomainView} />
+          <Route path="/gitops" component={GitopsView} />
+          <Route default component={NotFound} />
+        </Router>
+      </main>
+    </LocationProvider>
+  );
+}
+
+/** The login page until there is an admin session, then the dashboard; a lost session returns to login. */
+export function App() {
+  const [user, setUser] = useState(sessionUser());
+  const [expired, setExpired] = useState(false);
+  useEffect(() => {
+    whenSessionLost(() => {
+      setExpired(true);
+      setUser(undefined);
+    });
+  }, []);
+  async function logout() {
+    await api('POST', '/api/v1/admin/logout').catch(() => undefined);
+    clearSession();
+    setExpired(false);
+    setUser(undefined);
+  }
+  if (!user) return <Login expired={expired} onLogin={() => setUser(sessionUser())} />;
+  return <Shell user={user} onLogout={logout} />;
+}

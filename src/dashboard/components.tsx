@@ -1,0 +1,61 @@
+import type { ComponentChildren } from 'preact';
+import type { ApiFailure } from './api.js';
+
+/** An API error in words: what the API said, and which field it named. */
+export function Failure({ failure }: { failure?: ApiFailure }) {
+  if (!failure) return null;
+  return (
+    <p class="failure" role="alert">
+      {failure.status ? `${failure.error} (${failure.status})` : failure.error}
+      {failure.detail ? `: ${failure.detail}` : ''}
+    </p>
+  );
+}
+
+export function Loading({ when }: { when: boolean }) {
+  return when ? (
+    <p class="muted" role="status">
+      Loading…
+    </p>
+  ) : null;
+}
+
+/** An honest empty state: what is missing and, when there is one, how to get it. */
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}
+
+export const PAGE_SIZE = 50;
+
+/** Previous/next over the API's limit/offset. */
+export function Pager({ offset, count, onOffset }: { offset: number; count: number; onOffset: (offset: number) => void }) {
+  if (offset === 0 && count < PAGE_SIZE) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - PAGE_SIZE))}>
+        Previous
+      </button>
+      <span>
+        {offset + 1}–{offset + count}
+      </span>
+      <button type="button" disabled={count < PAGE_SIZE} onClick={() => onOffset(offset + PAGE_SIZE)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function Badge({ tone = 'neutral', children, title }: { tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'git'; children: ComponentChildren; title?: string }) {
+  return (
+    <span class={`badge badge-${tone}`} title={title}>
+      {children}
+    </span>
+  );
+}
+
+/** A unix time (seconds) as local date and time, or a dash. */
+export function When({ at }: { at?: number | null }) {
+  if (!at) return <span class="muted">—</span>;
+  const date = new Date(at * 1000);
+  return <time dateTime={date.toISOString()}>{date.toLocaleString()}</time>;
+}

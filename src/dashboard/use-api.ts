@@ -1,0 +1,24 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiFailure, get } from './api.js';
+
+export type Loaded<T> = { data?: T; failure?: ApiFailure; loading: boolean; reload: () => void };
+
+/** GETs `path` (again whenever it changes or reload() is called); `null` waits. */
+export function useApi<T>(path: string | null): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; failure?: ApiFailure; loading: boolean }>({ loading: path !== null });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    if (path === null) return;
+    let current = true;
+    setState((previous) => ({ data: previous.data, loading: true }));
+    get<T>(path).then(
+      (data) => current && setState({ data, loading: false }),
+      (failure: unknown) => current && setState({ failure: failure instanceof ApiFailure ? failure : new ApiFailure(0, String(failure)), loading: false }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [path, round]);
+  const reload = useCallback(() => setRound((value) => value + 1), []);
+  return { ...state, reload };
+}

@@ -1,0 +1,50 @@
+import { useState } from 'preact/hooks';
+import { ApiFailure, api } from '../api.js';
+import { Failure } from '../components.js';
+import { saveSession } from '../session.js';
+
+type LoginAnswer = { data: { token: string; expires_at: number; user: { username: string } } };
+
+/** The admin login form: POST /api/v1/admin/login, the session kept for this tab. */
+export function Login({ onLogin, expired }: { onLogin: () => void; expired: boolean }) {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [failure, setFailure] = useState<ApiFailure>();
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      const { data } = await api<LoginAnswer>('POST', '/api/v1/admin/login', { username, password });
+      saveSession({ token: data.token, username: data.user.username, expires_at: data.expires_at });
+      onLogin();
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main class="login">
+      <h1>CDN control plane</h1>
+      {expired ? <p role="status">Your session ended. Log in again.</p> : null}
+      <form onSubmit={submit}>
+        <label>
+          Username
+          <input name="username" autoComplete="username" required value={username} onInput={(event) => setUsername(event.currentTarget.value)} />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autoComplete="current-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={busy}>
+          Log in
+        </button>
+        <Failure failure={failure} />
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,168 @@
+import { useState } from 'preact/hooks';
+import { ApiFailure, api } from '../api.js';
+import { Badge, Empty, Failure, Loading, PAGE_SIZE, Pager } from '../components.js';
+import { FieldError, FormFailure } from '../field-error.js';
+import type { Owner } from '../ownership.js';
+import { useApi } from '../use-api.js';
+import type { Domain } from './domains.js';
+
+type DnsRecord = { id: string; type: string; name: string; fqdn: string; content: string; ttl: number; proxied: boolean; routing_policy: string; enabled: boolean };
+
+const TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'NS', 'SRV', 'CAA'];
+const FIELDS = ['type', 'name', 'content', 'ttl', 'proxied'];
+
+/** The record as a line of the domain file's `records:` list, for a pull request. */
+export function recordYaml(record: Pick<DnsRecord, 'type' | 'name' | 'content' | 'ttl' | 'proxied'>): string {
+  const parts = [`type: ${record.type}`, `name: ${JSON.stringify(record.name)}`, `content: ${JSON.stringify(record.content)}`];
+  if (record.ttl !== 300) parts.push(`ttl: ${record.ttl}`);
+  if (record.proxied) parts.push('proxied: true');
+  return `  - { ${parts.join(', ')} }`;
+}
+
+function AddRecord({ domain, onAdded }: { domain: Domain; onAdded: () => void }) {
+  const [form, setForm] = useState({ type: 'A', name: '', content: '', ttl: '300', proxied: false });
+  const [failure, setFailure] = useState<ApiFailure>();
+  const set = (field: keyof typeof form) => (event: Event) => {
+    const input = event.currentTarget as HTMLInputElement;
+    setForm({ ...form, [field]: input.type === 'checkbox' ? input.checked : input.value });
+  };
+  async function submit(event: Event) {
+    event.preventDefault();
+    try {
+      await api('POST', `/api/v1/domains/${domain.id}/dns/records`, { type: form.type, name: form.name, content: form.content, ttl: Number(form.ttl), proxied: form.proxied });
+      setFailure(undefined);
+      setForm({ ...form, name: '', content: '' });
+      onAdded();
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+  }
+  return (
+    <form class="record-form" onSubmit={submit} aria-label="Add a DNS record">
+      <label>
+        Type
+        <select name="type" value={form.type} onChange={set('type')} aria-describedby="record-type-error">
+          {TYPES.map((type) => (
+            <option key={type}>{type}</option>
+          ))}
+        </select>
+        <FieldError id="record-type-error" failure={failure} field="type" />
+      </label>
+      <label>
+        Name
+        <input name="name" placeholder="www or @" required value={form.name} onInput={set('name')} aria-describedby="record-name-error" />
+        <FieldError id="record-name-error" failure={failure} field="name" />
+      </label>
+      <label>
+        Content
+        <input name="content" placeholder="192.0.2.1" required value={form.content} onInput={set('content')} aria-describedby="record-content-error" />
+        <FieldError id="record-content-error" failure={failure} field="content" />
+      </label>
+      <label>
+        TTL
+        <input name="ttl" type="number" min={60} max={86400} value={form.ttl} onInput={set('ttl')} aria-describedby="record-ttl-error" />
+        <FieldError id="record-ttl-error" failure={failure} field="ttl" />
+      </label>
+      <label class="check">
+        <input name="proxied" type="checkbox" checked={form.proxied} onChange={set('proxied')} aria-describedby="record-proxied-error" />
+        Proxied
+        <FieldError id="record-proxied-error" failure={failure} field="proxied" />
+      </label>
+      <button type="submit">Add record</button>
+      <FormFailure failure={failure} fields={FIELDS} />
+    </form>
+  );
+}
+
+function ProxiedToggle({ domain, record, onChanged }: { domain: Domain; record: DnsRecord; onChanged: (failure?: ApiFailure) => void }) {
+  async function toggle() {
+    try {
+      await api('PATCH', `/api/v1/domains/${domain.id}/dns/records/${record.id}`, { proxied: !record.proxied });
+      onChanged();
+    } catch (error) {
+      onChanged(error as ApiFailure);
+    }
+  }
+  return (
+    <label class="check">
+      <input type="checkbox" checked={record.proxied} onChange={toggle} />
+      <span class="visually-hidden">Proxy {record.fqdn}</span>
+      {record.proxied ? 'proxied' : 'DNS only'}
+    </label>
+  );
+}
+
+/** The domain's DNS records: editable through the API, or read-only with their YAML when git owns them. */
+export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owner?: Owner; isNotInGit: (key: string) => boolean }) {
+  const [offset, setOffset] = useState(0);
+  const [failure, setFailure] = useState<ApiFailure>();
+  const [yamlOf, setYamlOf] = useState<string>();
+  const records = useApi<DnsRecord[]>(`/api/v1/domains/${domain.id}/dns/records?limit=${PAGE_SIZE}&offset=${offset}`);
+  const editable = (record: DnsRecord) => !owner || isNotInGit(`${record.type} ${record.name} ${record.content}`);
+  return (
+    <div>
+      <h2>DNS records</h2>
+      {owner ? null : <AddRecord domain={domain} onAdded={records.reload} />}
+      <Failure failure={records.failure ?? failure} />
+      <Loading when={records.loading && !records.data} />
+      {records.data && records.data.length === 0 ? <Empty>No DNS records yet.</Empty> : null}
+      {records.data?.length ? (
+        <table>
+          <caption class="visually-hidden">DNS records of {domain.domain}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Type</th>
+              <th scope="col">Name</th>
+              <th scope="col">Content</th>
+              <th scope="col">TTL</th>
+              <th scope="col">Proxy</th>
+              <th scope="col">Source</th>
+            </tr>
+          </thead>
+          <tbody>
+            {records.data.map((record) => (
+              <tr key={record.id}>
+                <td>{record.type}</td>
+                <td>{record.name}</td>
+                <td class="content">{record.content}</td>
+                <td>{record.ttl}</td>
+                <td>
+                  {editable(record) ? (
+                    <ProxiedToggle domain={domain} record={record} onChanged={(problem) => (setFailure(problem), records.reload())} />
+                  ) : record.proxied ? (
+                    'proxied'
+                  ) : (
+                    'DNS only'
+                  )}
+                </td>
+                <td>
+                  {editable(record) ? (
+                    owner ? <Badge tone="warn">not in git</Badge> : 'API'
+                  ) : (
+                    <button type="button" class="link" onClick={() => setYamlOf(recordYaml(record))} aria-label={`YAML of ${record.type} ${record.fqdn} for ${owner!.file}`}>
+                      <Badge tone="git">{owner!.file}</Badge>
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <Pager offset={offset} count={records.data?.length ?? 0} onOffset={setOffset} />
+      {yamlOf && owner ? (
+        <div class="snippet" role="region" aria-label="YAML for a pull request">
+          <p>
+            Change it under <code>records:</code> in <code>{owner.file}</code> and open a pull request:
+          </p>
+          <pre>
+            <code>{yamlOf}</code>
+          </pre>
+          <button type="button" onClick={() => navigator.clipboard?.writeText(yamlOf)}>
+            Copy
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}

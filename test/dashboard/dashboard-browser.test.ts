@@ -1,0 +1,152 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { expect } from 'chai';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { TestCore, type Json } from '../support/core.js';
+
+const ADMIN = { username: 'dashboard-admin', password: 'dashboard-password-1' };
+const SCREENSHOTS = new URL('../../test-output/dashboard', import.meta.url).pathname;
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+type Violation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
+
+// axe-core in the page: the serious and critical violations of WCAG A/AA rules.
+async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's policy allows no inline script, rightly.
+  await page.evaluate(await readFile(AXE, 'utf8'));
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe;
+    return (await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } })).violations;
+  });
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
+}
+
+describe('the browser dashboard in Chromium', function () {
+  this.timeout(120000);
+  let core: TestCore;
+  let browser: Browser;
+  let page: Page;
+  const consoleErrors: string[] = [];
+
+  // Opens a view, waits for its heading, checks it with axe and saves a screenshot at both widths.
+  async function visit(url: string, heading: string, name: string) {
+    await page.goto(`${core.url}${url}`);
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await seriousViolations(page), `${url} at 1280 px`).to.deep.equal([]);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await seriousViolations(page), `${url} at 390 px`).to.deep.equal([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${url} fits 390 px`).to.be.at.most(390);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  before(async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    core = await TestCore.start({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, CDN_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+  });
+  after(async () => {
+    await browser?.close();
+    await core?.stop();
+  });
+
+  it('serves the page with its hashed assets and a strict content security policy, and keeps API 404s in JSON', async () => {
+    const answer = await fetch(`${core.url}/domains/some-id`);
+    expect(answer.status).to.equal(200);
+    expect(answer.headers.get('content-security-policy')).to.include("script-src 'self'");
+    const html = await answer.text();
+    const script = html.match(/src="(\/assets\/main-[A-Z0-9]+\.js)"/)![1];
+    const asset = await fetch(`${core.url}${script}`);
+    expect(asset.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
+    expect(asset.headers.get('content-type')).to.match(/javascript/);
+    expect((await fetch(`${core.url}/api/v1/nothing-here`)).headers.get('content-type')).to.match(/json/);
+    expect((await fetch(`${core.url}/assets/missing.js`)).status).to.equal(404);
+  });
+
+  it('logs in, and a wrong password is answered in words', async () => {
+    await page.goto(`${core.url}/`);
+    expect(await seriousViolations(page)).to.deep.equal([]);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'login-1280.png') });
+    await page.getByLabel('Username').fill(ADMIN.username);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).to.match(/401|invalid|credentials/i);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  });
+
+  it('creates a domain and a record through the UI, which the API then shows, and names a refused field', async () => {
+    await visit('/domains', 'Domains', 'domains-empty');
+    await page.getByLabel('New domain').fill('ui-made.example');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await page.getByRole('heading', { level: 1, name: 'ui-made.example' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('www');
+    await page.getByLabel('Content').fill('not an address');
+    await page.getByRole('button', { name: 'Add record' }).click();
+    const refusal = page.locator('#record-content-error');
+    await refusal.getByText(/./).waitFor();
+    expect(await refusal.textContent()).to.match(/IPv4|address/i);
+    await page.getByLabel('Content').fill('192.0.2.80');
+    await page.getByLabel('Proxied').check();
+    await page.getByRole('button', { name: 'Add record' }).click();
+    await page.getByRole('cell', { name: '192.0.2.80' }).waitFor();
+    const session = JSON.parse((await page.evaluate(() => sessionStorage.getItem('cdn.session')))!);
+    core.token = session.token;
+    const domain = (await core.get('/api/v1/domains?q=ui-made')).data[0];
+    expect(domain.domain).to.equal('ui-made.example');
+    const records = (await core.get(`/api/v1/domains/${domain.id}/dns/records`)).data;
+    expect(records.map((record: Json) => [record.name, record.content, record.proxied])).to.deep.equal([['www', '192.0.2.80', true]]);
+    await page.getByRole('checkbox', { name: /Proxy www\.ui-made\.example/ }).uncheck();
+    await page.getByText('DNS only').waitFor();
+    expect((await core.get(`/api/v1/domains/${domain.id}/dns/records`)).data[0].proxied).to.equal(false);
+    await visit(`/domains/${domain.id}`, 'ui-made.example', 'domain-records');
+  });
+
+  it('shows a domain owned by a GitOps repository read-only, with its file and a YAML snippet instead of an edit', async () => {
+    const domain = (await core.post('/api/v1/domains', { domain: 'git-owned.example' }, 201)).data;
+    await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.90', proxied: true }, 201);
+    await core.post('/api/v1/gitops/runs', { repo: 'https://git.example/cdn.git', branch: 'main', commit_sha: 'c'.repeat(40), trigger: 'webhook', status: 'applied', started_at: 1_700_000_000, finished_at: 1_700_000_001, domains: [{ domain: 'git-owned.example', ok: true, applied: 2 }], managed: [{ domain: 'git-owned.example', file: 'domains/git-owned.example.yaml' }] }, 201);
+    await visit(`/domains/${domain.id}`, 'git-owned.example', 'domain-git-owned');
+    expect(await page.getByText('domains/git-owned.example.yaml @ cccccccc').count()).to.equal(1);
+    expect(await page.getByRole('button', { name: 'Add record' }).count()).to.equal(0);
+    expect(await page.getByRole('checkbox').count()).to.equal(0);
+    await page.getByRole('button', { name: /YAML of A www\.git-owned\.example/ }).click();
+    expect(await page.getByRole('region', { name: 'YAML for a pull request' }).textContent()).to.include('- { type: A, name: "www", content: "192.0.2.90", proxied: true }');
+    await visit('/domains', 'Domains', 'domains');
+    expect(await page.getByRole('row', { name: /git-owned\.example/ }).textContent()).to.include('domains/git-owned.example.yaml');
+  });
+
+  it('opens the overview and GitOps views without errors', async () => {
+    await visit('/', 'Overview', 'overview');
+    await visit('/gitops', 'GitOps', 'gitops');
+    expect(await page.getByText('https://git.example/cdn.git').count()).to.be.at.least(1);
+  });
+
+  it('returns to the login page when the session ends, and after logging out', async () => {
+    await page.evaluate(() => {
+      const session = JSON.parse(sessionStorage.getItem('cdn.session')!);
+      sessionStorage.setItem('cdn.session', JSON.stringify({ ...session, token: 'expired-token' }));
+    });
+    await page.goto(`${core.url}/domains`);
+    await page.getByText('Your session ended. Log in again.').waitFor();
+    await page.getByLabel('Username').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('cdn.session'))).to.equal(null);
+  });
+
+  it('wrote no errors to the browser console', () => {
+    // Chromium logs every 4xx answer; the deliberate ones (wrong password, ended session, refused record) are shown by the page itself.
+    expect(consoleErrors.filter((error) => !/^Failed to load resource: the server responded with a status of (401|422)/.test(error))).to.deep.equal([]);
+  });
+});
