@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { LocationProvider, Route, Router } from 'preact-iso';
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, whenSessionLost } from './api.js';
 import { clearSession, sessionUser } from './session.js';
+import { AuditView } from './views/audit.js';
 import { DomainView } from './views/domain.js';
 import { DomainsView } from './views/domains.js';
+import { EdgesView } from './views/edges.js';
 import { GitopsView } from './views/gitops.js';
 import { Login } from './views/login.js';
 import { OverviewView } from './views/overview.js';
@@ -11,7 +13,9 @@ import { OverviewView } from './views/overview.js';
 const NAV = [
   { href: '/', label: 'Overview' },
   { href: '/domains', label: 'Domains' },
+  { href: '/edges', label: 'Edges' },
   { href: '/gitops', label: 'GitOps' },
+  { href: '/audit', label: 'Audit log' },
 ];
 
 function NotFound() {
@@ -25,6 +29,20 @@ function NotFound() {
   );
 }
 
+function MainNav() {
+  const { path } = useLocation();
+  const current = (href: string) => (href === '/' ? path === '/' : path === href || path.startsWith(`${href}/`));
+  return (
+    <nav aria-label="Main">
+      {NAV.map((item) => (
+        <a key={item.href} href={item.href} aria-current={current(item.href) ? 'page' : undefined}>
+          {item.label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
 function Shell({ user, onLogout }: { user: string; onLogout: () => void }) {
   return (
     <LocationProvider>
@@ -33,13 +51,7 @@ function Shell({ user, onLogout }: { user: string; onLogout: () => void }) {
       </a>
       <header class="top">
         <span class="brand">CDN</span>
-        <nav aria-label="Main">
-          {NAV.map((item) => (
-            <a key={item.href} href={item.href}>
-              {item.label}
-            </a>
-          ))}
-        </nav>
+        <MainNav />
         <span class="user">{user}</span>
         <button type="button" onClick={onLogout}>
           Log out
@@ -50,7 +62,9 @@ function Shell({ user, onLogout }: { user: string; onLogout: () => void }) {
           <Route path="/" component={OverviewView} />
           <Route path="/domains" component={DomainsView} />
           <Route path="/domains/:id" component={DomainView} />
+          <Route path="/edges" component={EdgesView} />
           <Route path="/gitops" component={GitopsView} />
+          <Route path="/audit" component={AuditView} />
           <Route default component={NotFound} />
         </Router>
       </main>

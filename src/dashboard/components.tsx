@@ -59,3 +59,12 @@ export function When({ at }: { at?: number | null }) {
   const date = new Date(at * 1000);
   return <time dateTime={date.toISOString()}>{date.toLocaleString()}</time>;
 }
+
+/** A table's box: it scrolls sideways on narrow screens, and can then be scrolled from the keyboard. */
+export function TableBox({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-box" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}

@@ -3,9 +3,17 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { loadConfig } from '../../src/config/load.js';
+import { publishOnce } from '../../src/publish/publisher.js';
+import { signedHeaders } from '../../src/shared/signing.js';
 import { TestCore, type Json } from '../support/core.js';
 
 const ADMIN = { username: 'dashboard-admin', password: 'dashboard-password-1' };
+const EDGE_TOKEN = 'cdnedge_dashboard-tests-token-0123456789';
+const SNAPSHOT_DEFAULTS = {
+  cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false },
+  ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 },
+};
 const SCREENSHOTS = new URL('../../test-output/dashboard', import.meta.url).pathname;
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -43,9 +51,17 @@ describe('the browser dashboard in Chromium', function () {
     await page.setViewportSize({ width: 1280, height: 900 });
   }
 
+  // What an edge sends: signed with its token.
+  async function asEdge(path: string, payload: object) {
+    const body = JSON.stringify(payload);
+    const headers = signedHeaders({ token: EDGE_TOKEN, edgeId: 'edge-de-1', method: 'POST', pathWithQuery: path, body });
+    const answer = await fetch(`${core.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    expect(answer.status, `${path}: ${await answer.clone().text()}`).to.equal(200);
+  }
+
   before(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
-    core = await TestCore.start({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, CDN_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password });
+    core = await TestCore.start({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, CDN_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password, CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
@@ -110,6 +126,52 @@ describe('the browser dashboard in Chromium', function () {
     await visit(`/domains/${domain.id}`, 'ui-made.example', 'domain-records');
   });
 
+  it('runs a purge and shows its progress to completed as the edge acknowledges it', async () => {
+    const domain = (await core.get('/api/v1/domains?q=ui-made')).data[0];
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
+    await asEdge('/api/v1/edge/heartbeat', { edge_id: 'edge-de-1', version: '0.1.0', country: 'DE', region: 'eu' });
+    await visit(`/domains/${domain.id}?tab=cache`, 'ui-made.example', 'domain-cache');
+    await page.getByLabel('Scope').selectOption('prefix');
+    await page.getByLabel('Value').fill('/images/');
+    await page.getByRole('button', { name: 'Purge' }).click();
+    await page.getByText('queued').waitFor();
+    const [purge] = (await core.get(`/api/v1/domains/${domain.id}/cache/purge-requests`)).data;
+    await publishOnce(core.db, core.core.connection.pool, loadConfig({ DATABASE_URL: core.databaseUrl }), SNAPSHOT_DEFAULTS);
+    await page.getByText('in progress').waitFor();
+    await asEdge('/api/v1/edge/heartbeat', { edge_id: 'edge-de-1', purge_acks: [purge.id] });
+    await page.getByText('completed').waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'domain-cache-purged-1280.png'), fullPage: true });
+  });
+
+  it('plots traffic and security events that came in through the collector', async () => {
+    const domain = (await core.get('/api/v1/domains?q=ui-made')).data[0];
+    const now = Math.floor(Date.now() / 1000);
+    const usage = Array.from({ length: 30 }, (_, index) => ({ domain: 'www.ui-made.example', path: '/', status: index % 10 === 0 ? 404 : 200, bytes: 2000, cache_status: index % 3 === 0 ? 'MISS' : 'HIT', timestamp: now - index * 300, client_country: index % 2 ? 'DE' : 'FR', client_ip: '192.0.2.44' }));
+    await asEdge('/api/v1/collector/usage', { events: usage });
+    const security = Array.from({ length: 4 }, (_, index) => ({ domain: 'www.ui-made.example', kind: 'waf', action: 'block', method: 'GET', path: '/wp-login.php', client_country: 'US', client_ip: '192.0.2.9', timestamp: now - index * 900, details: {} }));
+    await asEdge('/api/v1/collector/security-events', { events: security });
+    await visit(`/domains/${domain.id}?tab=analytics`, 'ui-made.example', 'domain-analytics');
+    expect(await page.locator('.chart .uplot').count()).to.equal(3);
+    expect(await page.getByText('30 requests').count()).to.equal(1);
+    expect(await page.locator('.bars li', { hasText: 'DE' }).textContent()).to.include('15');
+    await visit(`/domains/${domain.id}?tab=security`, 'ui-made.example', 'domain-security');
+    expect(await page.locator('.chart .uplot').count()).to.equal(1);
+    expect(await page.getByRole('cell', { name: 'GET /wp-login.php' }).count()).to.equal(4);
+  });
+
+  it('opens the origins, rules and SSL tabs, and adds an origin through the UI', async () => {
+    const domain = (await core.get('/api/v1/domains?q=ui-made')).data[0];
+    await visit(`/domains/${domain.id}?tab=origins`, 'ui-made.example', 'domain-origins');
+    await page.getByLabel('Host').fill('origin.ui-made.example');
+    await page.getByRole('button', { name: 'Add origin' }).click();
+    await page.getByRole('cell', { name: 'https://origin.ui-made.example:443' }).waitFor();
+    expect((await core.get(`/api/v1/domains/${domain.id}/origins`)).data.map((origin: Json) => origin.host)).to.deep.equal(['origin.ui-made.example']);
+    await core.post(`/api/v1/domains/${domain.id}/redirects`, { name: 'old blog', match: { paths: [{ kind: 'prefix', value: '/blog/' }] }, target: '/news/' }, 201);
+    await visit(`/domains/${domain.id}?tab=rules`, 'ui-made.example', 'domain-rules');
+    await page.getByRole('cell', { name: 'old blog' }).waitFor();
+    await visit(`/domains/${domain.id}?tab=ssl`, 'ui-made.example', 'domain-ssl');
+  });
+
   it('shows a domain owned by a GitOps repository read-only, with its file and a YAML snippet instead of an edit', async () => {
     const domain = (await core.post('/api/v1/domains', { domain: 'git-owned.example' }, 201)).data;
     await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.90', proxied: true }, 201);
@@ -124,8 +186,12 @@ describe('the browser dashboard in Chromium', function () {
     expect(await page.getByRole('row', { name: /git-owned\.example/ }).textContent()).to.include('domains/git-owned.example.yaml');
   });
 
-  it('opens the overview and GitOps views without errors', async () => {
+  it('opens the overview, edges, GitOps and audit views without errors', async () => {
     await visit('/', 'Overview', 'overview');
+    await visit('/edges', 'Edges', 'edges');
+    expect(await page.getByRole('row', { name: /edge-de-1/ }).textContent()).to.include('DE');
+    await visit('/audit', 'Audit log', 'audit');
+    expect(await page.getByRole('cell', { name: 'dns_record.create' }).count()).to.be.at.least(1);
     await visit('/gitops', 'GitOps', 'gitops');
     expect(await page.getByText('https://git.example/cdn.git').count()).to.be.at.least(1);
   });

@@ -1,15 +1,31 @@
-import { useRoute } from 'preact-iso';
+import { useLocation, useRoute } from 'preact-iso';
 import { Badge, Failure, Loading } from '../components.js';
 import { useApi } from '../use-api.js';
 import { useOwnership } from '../ownership.js';
 import { STATUS_TONE, type Domain } from './domains.js';
+import { AnalyticsTab } from './analytics.js';
+import { CacheTab } from './cache.js';
+import { OriginsTab } from './origins.js';
 import { RecordsTab } from './records.js';
+import { RulesTab } from './rules.js';
+import { SecurityTab } from './security.js';
+import { SslTab } from './ssl.js';
 
-const TABS = [{ id: 'dns', label: 'DNS records' }] as const;
+const TABS = [
+  { id: 'dns', label: 'DNS records' },
+  { id: 'origins', label: 'Origins' },
+  { id: 'rules', label: 'Rules' },
+  { id: 'cache', label: 'Cache' },
+  { id: 'ssl', label: 'SSL' },
+  { id: 'analytics', label: 'Analytics' },
+  { id: 'security', label: 'Security' },
+] as const;
 
 /** One domain: its status, who owns it (git or the API) and a tab per part of its configuration. */
 export function DomainView() {
   const { params } = useRoute();
+  const { query } = useLocation();
+  const tab = TABS.find((item) => item.id === query.tab)?.id ?? 'dns';
   const domain = useApi<Domain>(`/api/v1/domains/${encodeURIComponent(params.id)}`);
   const ownership = useOwnership();
   const owner = domain.data ? ownership.of(domain.data.domain) : undefined;
@@ -36,16 +52,20 @@ export function DomainView() {
               This domain is described in <code>{owner.file}</code> of {owner.repo}. Its items are read-only here: change the file in a pull request (each item offers its YAML), or the controller reverts the edit or reports it as drift.
             </p>
           ) : null}
-          <div role="tablist" aria-label="Configuration">
-            {TABS.map((tab) => (
-              <button key={tab.id} type="button" role="tab" aria-selected="true" id={`tab-${tab.id}`} aria-controls={`panel-${tab.id}`}>
-                {tab.label}
-              </button>
+          <nav class="tabs" aria-label="Sections of this domain">
+            {TABS.map((item) => (
+              <a key={item.id} href={`/domains/${domain.data!.id}?tab=${item.id}`} aria-current={item.id === tab ? 'page' : undefined}>
+                {item.label}
+              </a>
             ))}
-          </div>
-          <div role="tabpanel" id="panel-dns" aria-labelledby="tab-dns">
-            <RecordsTab domain={domain.data} owner={owner} isNotInGit={(key) => ownership.isNotInGit(domain.data!.domain, 'record', key)} />
-          </div>
+          </nav>
+          {tab === 'dns' ? <RecordsTab domain={domain.data} owner={owner} isNotInGit={(key) => ownership.isNotInGit(domain.data!.domain, 'record', key)} /> : null}
+          {tab === 'origins' ? <OriginsTab domain={domain.data} owner={owner} /> : null}
+          {tab === 'rules' ? <RulesTab domain={domain.data} owner={owner} /> : null}
+          {tab === 'cache' ? <CacheTab domain={domain.data} /> : null}
+          {tab === 'ssl' ? <SslTab domain={domain.data} /> : null}
+          {tab === 'analytics' ? <AnalyticsTab domain={domain.data} /> : null}
+          {tab === 'security' ? <SecurityTab domain={domain.data} /> : null}
         </>
       ) : null}
     </section>

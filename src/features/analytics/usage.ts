@@ -59,10 +59,20 @@ export async function cacheAnalytics(db: Db, window: Window, domainId?: string) 
   return { domain_id: domainId ?? null, ...windowOf(window), ...shape(totals), series: points.map((point) => ({ bucket_start: point.bucket_start, ...shape(point) })) };
 }
 
-/** Traffic summary: totals, status classes and the series; for all domains also the busiest ones. */
+// Requests by the visitor's country, from the raw events (kept CDN_ANALYTICS_RETENTION_DAYS; aggregates have no country).
+async function topCountries(db: Db, window: Window, domainId?: string) {
+  const filter = domainId ? Prisma.sql`AND domain_id = ${domainId}` : Prisma.empty;
+  const rows = await db.$queryRaw<{ country: string | null; requests: bigint }[]>`
+    SELECT client_country AS country, count(*)::bigint AS requests FROM usage_events
+    WHERE occurred_at >= ${window.from} AND occurred_at < ${window.to} ${filter}
+    GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`;
+  return rows.map((row) => ({ country: row.country ?? 'unknown', requests: Number(row.requests) }));
+}
+
+/** Traffic summary: totals, status classes, the series and the top countries; for all domains also the busiest ones. */
 export async function usageSummary(db: Db, window: Window, domainId?: string) {
-  const points = await usageSeries(db, window, domainId);
-  const summary = { domain_id: domainId ?? null, ...windowOf(window), totals: totalsOf(points), series: points };
+  const [points, countries] = await Promise.all([usageSeries(db, window, domainId), topCountries(db, window, domainId)]);
+  const summary = { domain_id: domainId ?? null, ...windowOf(window), totals: totalsOf(points), series: points, top_countries: countries };
   if (domainId) return summary;
   const top = await db.$queryRaw<{ domain_id: string; requests: bigint; bytes: bigint }[]>`
     SELECT domain_id, sum(requests)::bigint AS requests, sum(bytes)::bigint AS bytes FROM usage_aggregates

@@ -31,11 +31,28 @@ async function countsBy(db: Db, column: 'kind' | 'action' | 'client_country' | '
   return rows.map((row) => ({ value: row.value, count: Number(row.count) }));
 }
 
+// Events per bucket of the window (the window's bucket size), with their actions: for a chart over time.
+async function eventSeries(db: Db, window: Window, filter: Prisma.Sql) {
+  const rows = await db.$queryRaw<{ bucket_start: Date; action: string; count: bigint }[]>`
+    SELECT date_trunc(${window.bucket}, occurred_at) AS bucket_start, action, count(*)::bigint AS count FROM security_events
+    WHERE occurred_at >= ${window.from} AND occurred_at < ${window.to} ${filter}
+    GROUP BY 1, 2 ORDER BY 1, 2`;
+  const buckets = new Map<number, Record<string, number>>();
+  for (const row of rows) {
+    const start = unixSeconds(row.bucket_start)!;
+    const counts = buckets.get(start) ?? {};
+    counts[row.action] = Number(row.count);
+    buckets.set(start, counts);
+  }
+  return [...buckets].map(([bucket_start, by_action]) => ({ bucket_start, total: Object.values(by_action).reduce((sum, count) => sum + count, 0), by_action }));
+}
+
 /** What the edges blocked, challenged or logged over a window: totals by kind and action, and the top countries, paths and rules. */
 export async function securitySummary(db: Db, window: Window, domainId?: string) {
   if (domainId) await assertDomainExists(db, domainId);
   const filter = domainId ? Prisma.sql`AND domain_id = ${domainId}` : Prisma.empty;
-  const [byKind, byAction, countries, paths, rules] = await Promise.all([
+  const [series, byKind, byAction, countries, paths, rules] = await Promise.all([
+    eventSeries(db, window, filter),
     countsBy(db, 'kind', window, filter, 50),
     countsBy(db, 'action', window, filter, 50),
     countsBy(db, 'client_country', window, filter, 10),
@@ -53,5 +70,6 @@ export async function securitySummary(db: Db, window: Window, domainId?: string)
     top_countries: countries.map((row) => ({ country: row.value, count: row.count })),
     top_paths: paths.map((row) => ({ path: row.value, count: row.count })),
     top_rules: rules.filter((row) => row.value).map((row) => ({ rule_id: row.value, count: row.count })),
+    series,
   };
 }

@@ -16,7 +16,7 @@ describe('usage and cache analytics', () => {
     blog = await core.createDomain('blog.analytics.example');
     // Raw events as the collector stores them: two hours of shop traffic, one of blog traffic.
     const events = [
-      ...Array.from({ length: 6 }, (_, i) => ({ domain_id: shop.id, domain: shop.domain, status: 200, bytes: 1000, cache_status: i < 4 ? 'HIT' : 'MISS', occurred_at: new Date(hourStart(1).getTime() + 60000 * i) })),
+      ...Array.from({ length: 6 }, (_, i) => ({ domain_id: shop.id, domain: shop.domain, status: 200, bytes: 1000, cache_status: i < 4 ? 'HIT' : 'MISS', client_country: i < 4 ? 'DE' : 'FR', occurred_at: new Date(hourStart(1).getTime() + 60000 * i) })),
       { domain_id: shop.id, domain: shop.domain, status: 503, bytes: 100, cache_status: 'MISS', occurred_at: new Date(hourStart(2).getTime() + 1000) },
       { domain_id: shop.id, domain: shop.domain, status: 404, bytes: 200, cache_status: 'stale', occurred_at: new Date(hourStart(2).getTime() + 2000) },
       { domain_id: blog.id, domain: blog.domain, status: 301, bytes: 50, cache_status: 'BYPASS', occurred_at: new Date(hourStart(1).getTime() + 5000) },
@@ -54,6 +54,11 @@ describe('usage and cache analytics', () => {
     expect(domainSummary.totals.requests).to.equal(8);
     expect(domainSummary.series).to.have.length(7);
     expect(domainSummary).to.not.have.property('top_domains');
+    expect(domainSummary.top_countries).to.deep.equal([
+      { country: 'DE', requests: 4 },
+      { country: 'FR', requests: 2 },
+      { country: 'unknown', requests: 2 },
+    ]);
   });
 
   it('computes cache hit ratios by requests and bytes, overall and per bucket', async () => {

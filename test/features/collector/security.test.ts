@@ -35,7 +35,11 @@ describe('security event ingest', () => {
     expect(events.map((item: Json) => item.kind).sort()).to.deep.equal(['rate_limit', 'waf']);
     const { value: key } = await core.db.installationSecret.findUniqueOrThrow({ where: { name: 'client_ip_hash_key' } });
     expect(events[0].client_ip).to.equal(createHmac('sha256', Buffer.from(key, 'hex')).update('192.0.2.9').digest('hex'));
-    expect((await core.get(`/api/v1/security/summary?domain_id=${domain.id}`)).data.by_kind).to.deep.equal({ waf: 1, rate_limit: 1 });
+    const summary = (await core.get(`/api/v1/security/summary?domain_id=${domain.id}`)).data;
+    expect(summary.by_kind).to.deep.equal({ waf: 1, rate_limit: 1 });
+    expect(summary.series).to.have.length(1);
+    expect(summary.series[0].total).to.equal(2);
+    expect(summary.series[0].bucket_start % 3600).to.equal(0);
   });
 
   it('refuses an event holding text the database cannot store on its own and keeps the rest of the batch', async () => {

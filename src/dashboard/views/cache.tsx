@@ -1,0 +1,119 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiFailure, api } from '../api.js';
+import { Badge, Empty, Failure, TableBox, When } from '../components.js';
+import { FieldError, FormFailure } from '../field-error.js';
+import { useApi } from '../use-api.js';
+import type { Domain } from './domains.js';
+
+type Purge = { id: string; scope: string; value: string | null; status: string; error: string | null; created_at: number; completed_at: number | null };
+
+const PURGE_TONE: Record<string, 'good' | 'warn' | 'bad' | 'neutral'> = { completed: 'good', queued: 'neutral', in_progress: 'warn', failed: 'bad' };
+const POLL_MS = 1000;
+
+function PurgeForm({ domain, onPurged }: { domain: Domain; onPurged: () => void }) {
+  const [scope, setScope] = useState('everything');
+  const [value, setValue] = useState('');
+  const [failure, setFailure] = useState<ApiFailure>();
+  async function submit(event: Event) {
+    event.preventDefault();
+    try {
+      await api('POST', `/api/v1/domains/${domain.id}/cache/purge`, scope === 'everything' ? { scope } : { scope, value: value || undefined });
+      setFailure(undefined);
+      setValue('');
+      onPurged();
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+  }
+  return (
+    <form class="record-form" onSubmit={submit} aria-label="Purge the cache">
+      <label>
+        Scope
+        <select name="scope" value={scope} onChange={(event) => setScope(event.currentTarget.value)}>
+          <option value="everything">everything</option>
+          <option value="url">one URL</option>
+          <option value="prefix">a path prefix</option>
+          <option value="domain">one hostname</option>
+        </select>
+      </label>
+      {scope === 'everything' ? null : (
+        <label>
+          Value
+          <input name="value" value={value} placeholder={scope === 'domain' ? domain.domain : '/images/'} onInput={(event) => setValue(event.currentTarget.value)} aria-describedby="purge-value-error" />
+          <FieldError id="purge-value-error" failure={failure} field="value" />
+        </label>
+      )}
+      <button type="submit">Purge</button>
+      <FormFailure failure={failure} fields={['value']} />
+    </form>
+  );
+}
+
+/** Cache settings, and purges with their progress from queued to completed (polled while one is open). */
+export function CacheTab({ domain }: { domain: Domain }) {
+  const settings = useApi<Record<string, unknown>>(`/api/v1/domains/${domain.id}/cache/settings`);
+  const purges = useApi<Purge[]>(`/api/v1/domains/${domain.id}/cache/purge-requests?limit=20`);
+  const open = purges.data?.some((purge) => purge.status === 'queued' || purge.status === 'in_progress') ?? false;
+  useEffect(() => {
+    if (!open) return;
+    const timer = setTimeout(purges.reload, POLL_MS);
+    return () => clearTimeout(timer);
+  }, [open, purges.data, purges.reload]);
+  return (
+    <div>
+      <h2>Cache settings</h2>
+      <Failure failure={settings.failure} />
+      {settings.data ? (
+        <dl class="settings">
+          {Object.entries(settings.data)
+            .filter(([key]) => key !== 'domain_id')
+            .map(([key, value]) => (
+              <div key={key}>
+                <dt>{key.replace(/_/g, ' ')}</dt>
+                <dd>{String(value)}</dd>
+              </div>
+            ))}
+        </dl>
+      ) : null}
+      <h2>Purge</h2>
+      <PurgeForm domain={domain} onPurged={purges.reload} />
+      <Failure failure={purges.failure} />
+      {purges.data && purges.data.length === 0 ? <Empty>No purges yet.</Empty> : null}
+      {purges.data?.length ? (
+        <TableBox label={`Purges of ${domain.domain}`}>
+          <table aria-live="polite">
+            <caption class="visually-hidden">Purges of {domain.domain}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Requested</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Status</th>
+                <th scope="col">Completed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {purges.data.map((purge) => (
+                <tr key={purge.id}>
+                  <td>
+                    <When at={purge.created_at} />
+                  </td>
+                  <td>
+                    {purge.scope}
+                    {purge.value ? ` ${purge.value}` : ''}
+                  </td>
+                  <td>
+                    <Badge tone={PURGE_TONE[purge.status] ?? 'neutral'}>{purge.status.replace('_', ' ')}</Badge>
+                    {purge.error ? ` ${purge.error}` : ''}
+                  </td>
+                  <td>
+                    <When at={purge.completed_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,121 @@
+import { useState } from 'preact/hooks';
+import { ApiFailure, api } from '../api.js';
+import { Badge, Empty, Failure, Loading, TableBox } from '../components.js';
+import { FieldError, FormFailure } from '../field-error.js';
+import type { Owner } from '../ownership.js';
+import { useApi } from '../use-api.js';
+import type { Domain } from './domains.js';
+
+type Origin = { id: string; scheme: string; host: string; port: number; role: string; weight: number; enabled: boolean; drained: boolean; health_status: string };
+
+const HEALTH_TONE: Record<string, 'good' | 'bad' | 'neutral'> = { healthy: 'good', unhealthy: 'bad' };
+
+/** The origin as a line of the domain file's `origins:` list. */
+function originYaml(origin: Origin): string {
+  return `  - { host: ${origin.host}, scheme: ${origin.scheme}, port: ${origin.port}, role: ${origin.role}, weight: ${origin.weight} }`;
+}
+
+function AddOrigin({ domain, onAdded }: { domain: Domain; onAdded: () => void }) {
+  const [form, setForm] = useState({ host: '', role: 'primary', weight: '100' });
+  const [failure, setFailure] = useState<ApiFailure>();
+  async function submit(event: Event) {
+    event.preventDefault();
+    try {
+      await api('POST', `/api/v1/domains/${domain.id}/origins`, { host: form.host, role: form.role, weight: Number(form.weight) });
+      setFailure(undefined);
+      setForm({ ...form, host: '' });
+      onAdded();
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+  }
+  return (
+    <form class="record-form" onSubmit={submit} aria-label="Add an origin">
+      <label>
+        Host
+        <input name="host" required value={form.host} onInput={(event) => setForm({ ...form, host: event.currentTarget.value })} aria-describedby="origin-host-error" />
+        <FieldError id="origin-host-error" failure={failure} field="host" />
+      </label>
+      <label>
+        Role
+        <select name="role" value={form.role} onChange={(event) => setForm({ ...form, role: event.currentTarget.value })}>
+          <option>primary</option>
+          <option>backup</option>
+        </select>
+      </label>
+      <label>
+        Weight
+        <input name="weight" type="number" min={1} max={1000} value={form.weight} onInput={(event) => setForm({ ...form, weight: event.currentTarget.value })} aria-describedby="origin-weight-error" />
+        <FieldError id="origin-weight-error" failure={failure} field="weight" />
+      </label>
+      <button type="submit">Add origin</button>
+      <FormFailure failure={failure} fields={['host', 'weight']} />
+    </form>
+  );
+}
+
+/** The domain's origins with role, weight and health. */
+export function OriginsTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
+  const origins = useApi<Origin[]>(`/api/v1/domains/${domain.id}/origins?limit=500`);
+  const [yaml, setYaml] = useState<string>();
+  return (
+    <div>
+      <h2>Origins</h2>
+      {owner ? null : <AddOrigin domain={domain} onAdded={origins.reload} />}
+      <Failure failure={origins.failure} />
+      <Loading when={origins.loading && !origins.data} />
+      {origins.data && origins.data.length === 0 ? <Empty>No origins: proxied records of this domain have nowhere to go.</Empty> : null}
+      {origins.data?.length ? (
+        <TableBox label={`Origins of ${domain.domain}`}>
+          <table>
+            <caption class="visually-hidden">Origins of {domain.domain}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Origin</th>
+                <th scope="col">Role</th>
+                <th scope="col">Weight</th>
+                <th scope="col">Health</th>
+                <th scope="col">Source</th>
+              </tr>
+            </thead>
+            <tbody>
+              {origins.data.map((origin) => (
+                <tr key={origin.id}>
+                  <td>
+                    {origin.scheme}://{origin.host}:{origin.port}
+                    {origin.enabled ? '' : ' (disabled)'}
+                    {origin.drained ? ' (drained)' : ''}
+                  </td>
+                  <td>{origin.role}</td>
+                  <td>{origin.weight}</td>
+                  <td>
+                    <Badge tone={HEALTH_TONE[origin.health_status] ?? 'neutral'}>{origin.health_status}</Badge>
+                  </td>
+                  <td>
+                    {owner ? (
+                      <button type="button" class="link" onClick={() => setYaml(originYaml(origin))} aria-label={`YAML of origin ${origin.host} for ${owner.file}`}>
+                        <Badge tone="git">{owner.file}</Badge>
+                      </button>
+                    ) : (
+                      'API'
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
+      ) : null}
+      {yaml && owner ? (
+        <div class="snippet" role="region" aria-label="YAML for a pull request">
+          <p>
+            Change it under <code>origins:</code> in <code>{owner.file}</code>:
+          </p>
+          <pre>
+            <code>{yaml}</code>
+          </pre>
+        </div>
+      ) : null}
+    </div>
+  );
+}

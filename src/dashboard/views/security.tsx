@@ -1,0 +1,63 @@
+import { useMemo, useState } from 'preact/hooks';
+import { Bars, TimeChart } from '../chart.js';
+import { Empty, Failure, PAGE_SIZE, Pager, TableBox, When } from '../components.js';
+import { useApi } from '../use-api.js';
+import type { Domain } from './domains.js';
+
+type Summary = { total: number; by_action: Record<string, number>; top_countries: { country: string | null; count: number }[]; series: { bucket_start: number; total: number }[] };
+type SecurityEvent = { id: string; kind: string; action: string; method: string | null; path: string | null; client_country: string | null; occurred_at: number };
+
+/** Security events over the last day and the newest events, a page at a time. */
+export function SecurityTab({ domain }: { domain: Domain }) {
+  const [offset, setOffset] = useState(0);
+  const summary = useApi<Summary>(`/api/v1/security/summary?domain_id=${domain.id}`);
+  const events = useApi<SecurityEvent[]>(`/api/v1/domains/${domain.id}/security/events?limit=${PAGE_SIZE}&offset=${offset}`);
+  const series = summary.data?.series ?? [];
+  const times = useMemo(() => series.map((point) => point.bucket_start), [series]);
+  const counts = useMemo(() => [{ label: 'events', values: series.map((point) => point.total), color: '#a40e26' }], [series]);
+  return (
+    <div>
+      <h2>Security, last 24 hours</h2>
+      <Failure failure={summary.failure ?? events.failure} />
+      <div class="charts">
+        <TimeChart title="Security events" times={times} series={counts} />
+        <Bars title="Actions" items={Object.entries(summary.data?.by_action ?? {}).map(([label, value]) => ({ label, value }))} />
+        <Bars title="Top countries" items={(summary.data?.top_countries ?? []).map((row) => ({ label: row.country ?? 'unknown', value: row.count }))} />
+      </div>
+      <h3>Events</h3>
+      {events.data && events.data.length === 0 ? <Empty>No security events: the edges blocked, challenged or logged nothing for this domain.</Empty> : null}
+      {events.data?.length ? (
+        <TableBox label={`Security events of ${domain.domain}`}>
+          <table>
+            <caption class="visually-hidden">Security events of {domain.domain}</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Action</th>
+                <th scope="col">Request</th>
+                <th scope="col">Country</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.data.map((event) => (
+                <tr key={event.id}>
+                  <td>
+                    <When at={event.occurred_at} />
+                  </td>
+                  <td>{event.kind}</td>
+                  <td>{event.action}</td>
+                  <td class="content">
+                    {event.method ?? ''} {event.path ?? ''}
+                  </td>
+                  <td>{event.client_country ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
+      ) : null}
+      <Pager offset={offset} count={events.data?.length ?? 0} onOffset={setOffset} />
+    </div>
+  );
+}
