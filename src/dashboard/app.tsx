@@ -9,12 +9,14 @@ import { EdgesView } from './views/edges.js';
 import { GitopsView } from './views/gitops.js';
 import { Login } from './views/login.js';
 import { OverviewView } from './views/overview.js';
+import { SettingsView } from './views/settings.js';
 
 const NAV = [
   { href: '/', label: 'Overview' },
   { href: '/domains', label: 'Domains' },
   { href: '/edges', label: 'Edges' },
   { href: '/gitops', label: 'GitOps' },
+  { href: '/settings', label: 'Settings' },
   { href: '/audit', label: 'Audit log' },
 ];
 
@@ -64,6 +66,7 @@ function Shell({ user, onLogout }: { user: string; onLogout: () => void }) {
           <Route path="/domains/:id" component={DomainView} />
           <Route path="/edges" component={EdgesView} />
           <Route path="/gitops" component={GitopsView} />
+          <Route path="/settings" component={SettingsView} />
           <Route path="/audit" component={AuditView} />
           <Route default component={NotFound} />
         </Router>

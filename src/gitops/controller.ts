@@ -6,7 +6,7 @@ import { applyPlan, buildPlan } from './engine.js';
 import { desiredModel, type DomainModel } from './model.js';
 import { withoutDrift, type Drift } from './ownership.js';
 import { loadDesiredState } from './load.js';
-import { summaryLine } from './print.js';
+import { planMarkdown, summaryLine } from './print.js';
 import { formatProblem, sortProblems } from './problems.js';
 import type { DesiredSource } from './source.js';
 
@@ -29,6 +29,8 @@ export type RunReport = {
   not_in_git: { domain: string; resource: string; key: string }[];
   /** The domains the commit describes, with their files: what the dashboard shows as owned by git. */
   managed: { domain: string; file: string }[];
+  /** The plan as Markdown (what `cdn plan --markdown` prints), for the dashboard. */
+  plan_markdown: string | null;
   /** Live domains this repository owned whose file is gone, left alone (delete_removed_domains is false). */
   orphaned: string[];
   /** The operator's acceptance that let a plan the safety gate refused apply. */
@@ -148,7 +150,7 @@ export class GitopsController {
 
   private async reconcile(trigger: Trigger): Promise<RunReport> {
     const { source, client, logger } = this.options;
-    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], reverted: [], not_in_git: [], managed: [], orphaned: [...this.orphaned], accepted: null, error: null };
+    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], reverted: [], not_in_git: [], managed: [], plan_markdown: null, orphaned: [...this.orphaned], accepted: null, error: null };
     try {
       const snapshot = await source.fetch();
       report.commit_sha = snapshot.sha;
@@ -173,6 +175,7 @@ export class GitopsController {
       report.drift = drift;
       report.reverted = reverted;
       report.not_in_git = plan.domains.flatMap((domain) => domain.unmanaged.map((item) => ({ domain: domain.domain, ...item })));
+      report.plan_markdown = planMarkdown(planned.plan, planned.safety);
       report.counts = { ...planned.plan.counts, drift: drift.length, reverted: reverted.length, not_in_git: report.not_in_git.length, orphaned: report.orphaned.length };
       if (planned.safety) {
         const acceptance = await this.acceptanceOf(report.commit_sha);

@@ -175,11 +175,17 @@ describe('the browser dashboard in Chromium', function () {
   it('shows a domain owned by a GitOps repository read-only, with its file and a YAML snippet instead of an edit', async () => {
     const domain = (await core.post('/api/v1/domains', { domain: 'git-owned.example' }, 201)).data;
     await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.90', proxied: true }, 201);
-    await core.post('/api/v1/gitops/runs', { repo: 'https://git.example/cdn.git', branch: 'main', commit_sha: 'c'.repeat(40), trigger: 'webhook', status: 'applied', started_at: 1_700_000_000, finished_at: 1_700_000_001, domains: [{ domain: 'git-owned.example', ok: true, applied: 2 }], managed: [{ domain: 'git-owned.example', file: 'domains/git-owned.example.yaml' }] }, 201);
+    const geo = (await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'eu', content: '192.0.2.91', routing_policy: 'geo' }, 201)).data;
+    await core.put(`/api/v1/domains/${domain.id}/dns/records/${geo.id}/geo-routes`, { routes: [{ scope: 'country', code: 'DE', target: '192.0.2.92' }, { scope: 'default', target: '192.0.2.91' }] });
+    const plan = '### CDN plan\n\n`creates=1 updates=0 deletes=0`\n\n| domain | action |\n|---|---|\n| git-owned.example | update |\n\n<details><summary><b>git-owned.example</b>: 1 to create</summary>\n\n| | resource | item |\n|---|---|---|\n| + | record | `A www <script>alert(1)</script>` |\n\n</details>\n';
+    const drift = [{ domain: 'git-owned.example', resource: 'record', key: 'A www 192.0.2.90', action: 'update', fields: [{ field: 'ttl', before: 300, after: 600 }] }];
+    await core.post('/api/v1/gitops/runs', { repo: 'https://git.example/cdn.git', branch: 'main', commit_sha: 'c'.repeat(40), trigger: 'webhook', status: 'applied', started_at: 1_700_000_000, finished_at: 1_700_000_001, domains: [{ domain: 'git-owned.example', ok: true, applied: 2 }], managed: [{ domain: 'git-owned.example', file: 'domains/git-owned.example.yaml' }], plan_markdown: plan, drift }, 201);
     await visit(`/domains/${domain.id}`, 'git-owned.example', 'domain-git-owned');
     expect(await page.getByText('domains/git-owned.example.yaml @ cccccccc').count()).to.equal(1);
     expect(await page.getByRole('button', { name: 'Add record' }).count()).to.equal(0);
     expect(await page.getByRole('checkbox').count()).to.equal(0);
+    await page.getByText('geo routes').click();
+    await page.getByText('country DE → 192.0.2.92').waitFor();
     await page.getByRole('button', { name: /YAML of A www\.git-owned\.example/ }).click();
     expect(await page.getByRole('region', { name: 'YAML for a pull request' }).textContent()).to.include('- { type: A, name: "www", content: "192.0.2.90", proxied: true }');
     await visit('/domains', 'Domains', 'domains');
@@ -192,8 +198,16 @@ describe('the browser dashboard in Chromium', function () {
     expect(await page.getByRole('row', { name: /edge-de-1/ }).textContent()).to.include('DE');
     await visit('/audit', 'Audit log', 'audit');
     expect(await page.getByRole('cell', { name: 'dns_record.create' }).count()).to.be.at.least(1);
+    await visit('/settings', 'Settings', 'settings');
     await visit('/gitops', 'GitOps', 'gitops');
     expect(await page.getByText('https://git.example/cdn.git').count()).to.be.at.least(1);
+    // The last run's plan, rendered from its Markdown: tables and folds, no HTML of its own.
+    const plan = page.locator('.markdown');
+    expect(await plan.locator('table').count()).to.equal(2);
+    expect(await plan.locator('details summary b').textContent()).to.equal('git-owned.example');
+    expect(await plan.locator('script').count()).to.equal(0);
+    expect(await plan.textContent()).to.include('<script>alert(1)</script>');
+    expect(await page.getByText('ttl 300 → 600').count()).to.be.at.least(1);
   });
 
   it('returns to the login page when the session ends, and after logging out', async () => {

@@ -2,6 +2,7 @@
 ALTER TABLE "gitops_runs" ADD COLUMN "reverted" JSONB NOT NULL DEFAULT '[]',
 ADD COLUMN "not_in_git" JSONB NOT NULL DEFAULT '[]',
 ADD COLUMN "managed" JSONB NOT NULL DEFAULT '[]',
+ADD COLUMN "plan_markdown" TEXT,
 ADD COLUMN "accepted" JSONB;
 
 -- CreateTable

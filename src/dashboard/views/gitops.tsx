@@ -1,9 +1,28 @@
 import { Badge, Empty, Failure, Loading, When } from '../components.js';
+import { Markdown } from '../markdown.js';
 import { useApi } from '../use-api.js';
 import { runTone } from './overview.js';
 
-type Repo = { repo: string; branch: string | null; state: string; last_good_commit: string | null; orphaned: string[]; managed?: { domain: string; file: string }[] };
-type Run = { id: string; repo: string; commit_sha: string | null; status: string; trigger: string; started_at: number; problems: string[]; error: string | null; domains: { domain: string; ok: boolean; applied: number; error?: string }[]; drift: unknown[] };
+type Drift = { domain: string; resource: string; key: string; fields: { field: string; before: unknown; after: unknown }[] };
+type Run = { id: string; repo: string; commit_sha: string | null; status: string; trigger: string; started_at: number; problems: string[]; error: string | null; domains: { domain: string; ok: boolean; applied: number; error?: string }[]; drift: Drift[]; reverted: Drift[]; plan_markdown: string | null };
+type Repo = { repo: string; branch: string | null; state: string; last_good_commit: string | null; orphaned: string[]; managed?: { domain: string; file: string }[]; last_run: Run };
+
+function DriftList({ title, items }: { title: string; items: Drift[] }) {
+  if (!items.length) return null;
+  return (
+    <>
+      <h4>{title}</h4>
+      <ul>
+        {items.map((item) => (
+          <li key={`${item.domain} ${item.resource} ${item.key}`}>
+            {item.domain} {item.resource} <code>{item.key}</code>
+            {item.fields.length ? `: ${item.fields.map((field) => `${field.field} ${JSON.stringify(field.before)} → ${JSON.stringify(field.after)}`).join(', ')}` : ''}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
 
 /** The controller's state per repository and its runs, with per-domain results and rejected commits' problems. */
 export function GitopsView() {
@@ -22,6 +41,13 @@ export function GitopsView() {
             <Badge tone={runTone(repo.state === 'ok' ? 'applied' : repo.state)}>{repo.state}</Badge> branch {repo.branch ?? '—'}, last good commit <code>{repo.last_good_commit?.slice(0, 8) ?? '—'}</code>, {repo.managed?.length ?? 0} domains
             {repo.orphaned.length ? `, orphaned: ${repo.orphaned.join(', ')}` : ''}
           </p>
+          <DriftList title="Drift: changed through the API, left so" items={repo.last_run.drift} />
+          {repo.last_run.plan_markdown ? (
+            <details open>
+              <summary>Plan of the last run</summary>
+              <Markdown source={repo.last_run.plan_markdown} />
+            </details>
+          ) : null}
         </div>
       ))}
       <h2>Runs</h2>
@@ -40,6 +66,8 @@ export function GitopsView() {
               ))}
             </ul>
           ) : null}
+          <DriftList title="Drift" items={run.drift} />
+          <DriftList title="Reverted (self-heal)" items={run.reverted} />
           {run.domains.length ? (
             <ul>
               {run.domains.map((domain) => (

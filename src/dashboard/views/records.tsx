@@ -74,6 +74,36 @@ function AddRecord({ domain, onAdded }: { domain: Domain; onAdded: () => void })
   );
 }
 
+type GeoRoute = { id: string; scope: string; code: string | null; target: string };
+
+/** A record's geo routes (answers by the client's country, continent or region), read when opened. */
+function GeoRoutes({ domain, record }: { domain: Domain; record: DnsRecord }) {
+  const routes = useApi<GeoRoute[]>(`/api/v1/domains/${domain.id}/dns/records/${record.id}/geo-routes`);
+  if (routes.failure) return <Failure failure={routes.failure} />;
+  if (!routes.data) return <Loading when />;
+  if (routes.data.length === 0) return <span class="muted">no routes: every client gets the content</span>;
+  return (
+    <ul class="geo">
+      {routes.data.map((route) => (
+        <li key={route.id}>
+          {route.scope}
+          {route.code ? ` ${route.code}` : ''} → {route.target}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Routing({ domain, record }: { domain: Domain; record: DnsRecord }) {
+  if (record.routing_policy !== 'geo') return <>{record.routing_policy}</>;
+  return (
+    <details>
+      <summary>geo routes</summary>
+      <GeoRoutes domain={domain} record={record} />
+    </details>
+  );
+}
+
 function ProxiedToggle({ domain, record, onChanged }: { domain: Domain; record: DnsRecord; onChanged: (failure?: ApiFailure) => void }) {
   async function toggle() {
     try {
@@ -135,6 +165,9 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
                     ) : (
                       'DNS only'
                     )}
+                  </td>
+                  <td>
+                    <Routing domain={domain} record={record} />
                   </td>
                   <td>
                     {editable(record) ? (

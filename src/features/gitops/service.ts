@@ -21,6 +21,7 @@ export type RunReport = {
   reverted?: unknown[];
   not_in_git?: unknown[];
   managed?: { domain: string; file: string }[];
+  plan_markdown?: string | null;
   accepted?: object | null;
   error?: string | null;
 };
