@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { TableBox } from './components.js';
+import { DataTable } from './components.js';
 
 export type Series = { label: string; values: (number | null)[]; color: string; scale?: string };
 
@@ -40,30 +40,13 @@ export function TimeChart({ title, times, series, unit }: { title: string; times
       {times.length ? (
         <details>
           <summary>{title} as a table</summary>
-          <TableBox label={`${title} as a table`}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  {series.map((item) => (
-                    <th scope="col" key={item.label}>
-                      {item.label}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {times.map((time, index) => (
-                  <tr key={time}>
-                    <td>{new Date(time * 1000).toLocaleString()}</td>
-                    {series.map((item) => (
-                      <td key={item.label}>{item.values[index] ?? '—'}</td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableBox>
+          <DataTable
+            label={`${title} as a table`}
+            columns={['Time', ...series.map((item) => item.label)]}
+            rows={times.map((time, index) => ({ time, index }))}
+            rowKey={(row) => String(row.time)}
+            cells={(row) => [new Date(row.time * 1000).toLocaleString(), ...series.map((item) => item.values[row.index] ?? '—')]}
+          />
         </details>
       ) : null}
     </figure>

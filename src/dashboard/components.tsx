@@ -68,3 +68,60 @@ export function TableBox({ label, children }: { label: string; children: Compone
     </div>
   );
 }
+
+export type Column = string | { label: string; wrap: true };
+
+/**
+ * A list as a table in its scrolling box: a hidden caption naming it, one header per column and
+ * one row per item (`cells` gives the row's cells in column order). A `wrap` column breaks long
+ * values (record content, paths) instead of widening the table.
+ */
+export function DataTable<T>({ label, columns, rows, rowKey, cells, live }: { label: string; columns: Column[]; rows: T[]; rowKey: (row: T) => string; cells: (row: T) => ComponentChildren[]; live?: boolean }) {
+  const wraps = columns.map((column) => typeof column !== 'string');
+  return (
+    <TableBox label={label}>
+      <table aria-live={live ? 'polite' : undefined}>
+        <caption class="visually-hidden">{label}</caption>
+        <thead>
+          <tr>
+            {columns.map((column) => {
+              const text = typeof column === 'string' ? column : column.label;
+              return (
+                <th scope="col" key={text}>
+                  {text}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={rowKey(row)}>
+              {cells(row).map((cell, index) => (
+                <td key={index} class={wraps[index] ? 'content' : undefined}>
+                  {cell}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableBox>
+  );
+}
+
+/** Named values (a settings group, cache or SSL settings) as a definition list. */
+export function Values({ values, skip = [] }: { values: Record<string, unknown>; skip?: string[] }) {
+  return (
+    <dl class="settings">
+      {Object.entries(values)
+        .filter(([key]) => !skip.includes(key))
+        .map(([key, value]) => (
+          <div key={key}>
+            <dt>{key.replace(/_/g, ' ')}</dt>
+            <dd>{typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}</dd>
+          </div>
+        ))}
+    </dl>
+  );
+}

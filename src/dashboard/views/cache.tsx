@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
-import { Badge, Empty, Failure, TableBox, When } from '../components.js';
+import { Badge, DataTable, Empty, Failure, Values, When } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
@@ -63,56 +63,28 @@ export function CacheTab({ domain }: { domain: Domain }) {
     <div>
       <h2>Cache settings</h2>
       <Failure failure={settings.failure} />
-      {settings.data ? (
-        <dl class="settings">
-          {Object.entries(settings.data)
-            .filter(([key]) => key !== 'domain_id')
-            .map(([key, value]) => (
-              <div key={key}>
-                <dt>{key.replace(/_/g, ' ')}</dt>
-                <dd>{String(value)}</dd>
-              </div>
-            ))}
-        </dl>
-      ) : null}
+      {settings.data ? <Values values={settings.data} skip={['domain_id']} /> : null}
       <h2>Purge</h2>
       <PurgeForm domain={domain} onPurged={purges.reload} />
       <Failure failure={purges.failure} />
       {purges.data && purges.data.length === 0 ? <Empty>No purges yet.</Empty> : null}
       {purges.data?.length ? (
-        <TableBox label={`Purges of ${domain.domain}`}>
-          <table aria-live="polite">
-            <caption class="visually-hidden">Purges of {domain.domain}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Requested</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Status</th>
-                <th scope="col">Completed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {purges.data.map((purge) => (
-                <tr key={purge.id}>
-                  <td>
-                    <When at={purge.created_at} />
-                  </td>
-                  <td>
-                    {purge.scope}
-                    {purge.value ? ` ${purge.value}` : ''}
-                  </td>
-                  <td>
-                    <Badge tone={PURGE_TONE[purge.status] ?? 'neutral'}>{purge.status.replace('_', ' ')}</Badge>
-                    {purge.error ? ` ${purge.error}` : ''}
-                  </td>
-                  <td>
-                    <When at={purge.completed_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableBox>
+        <DataTable
+          label={`Purges of ${domain.domain}`}
+          live
+          columns={['Requested', 'Scope', 'Status', 'Completed']}
+          rows={purges.data}
+          rowKey={(purge) => purge.id}
+          cells={(purge) => [
+            <When at={purge.created_at} />,
+            `${purge.scope}${purge.value ? ` ${purge.value}` : ''}`,
+            <>
+              <Badge tone={PURGE_TONE[purge.status] ?? 'neutral'}>{purge.status.replace('_', ' ')}</Badge>
+              {purge.error ? ` ${purge.error}` : ''}
+            </>,
+            <When at={purge.completed_at} />,
+          ]}
+        />
       ) : null}
     </div>
   );

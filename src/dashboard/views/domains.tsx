@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiFailure, api } from '../api.js';
-import { Badge, Empty, Failure, Loading, PAGE_SIZE, Pager, TableBox } from '../components.js';
+import { Badge, DataTable, Empty, Failure, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { useApi } from '../use-api.js';
 import { useOwnership } from '../ownership.js';
 import { FieldError, FormFailure } from '../field-error.js';
@@ -71,34 +71,26 @@ export function DomainsView() {
       <Loading when={domains.loading && !domains.data} />
       {domains.data && domains.data.length === 0 ? <Empty>{q || status ? 'No domain matches.' : 'No domains yet: add one above, or describe them in a GitOps repository.'}</Empty> : null}
       {domains.data?.length ? (
-        <TableBox label="Domains">
-          <table>
-            <caption class="visually-hidden">Domains</caption>
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">Status</th>
-                <th scope="col">Managed by</th>
-              </tr>
-            </thead>
-            <tbody>
-              {domains.data.map((domain) => {
-                const owner = ownership.of(domain.domain);
-                return (
-                  <tr key={domain.id}>
-                    <td>
-                      <a href={`/domains/${domain.id}`}>{domain.domain}</a>
-                    </td>
-                    <td>
-                      <Badge tone={STATUS_TONE[domain.status] ?? 'neutral'}>{domain.status.replace('_', ' ')}</Badge>
-                    </td>
-                    <td>{owner ? <Badge tone="git" title={`${owner.repo} at ${owner.commit ?? 'unknown commit'}`}>{owner.file}</Badge> : 'API'}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableBox>
+        <DataTable
+          label="Domains"
+          columns={['Domain', 'Status', 'Managed by']}
+          rows={domains.data}
+          rowKey={(domain) => domain.id}
+          cells={(domain) => {
+            const owner = ownership.of(domain.domain);
+            return [
+              <a href={`/domains/${domain.id}`}>{domain.domain}</a>,
+              <Badge tone={STATUS_TONE[domain.status] ?? 'neutral'}>{domain.status.replace('_', ' ')}</Badge>,
+              owner ? (
+                <Badge tone="git" title={`${owner.repo} at ${owner.commit ?? 'unknown commit'}`}>
+                  {owner.file}
+                </Badge>
+              ) : (
+                'API'
+              ),
+            ];
+          }}
+        />
       ) : null}
       <Pager offset={offset} count={domains.data?.length ?? 0} onOffset={setOffset} />
     </section>

@@ -38,7 +38,7 @@ export function GitopsView() {
         <div class="card" key={repo.repo}>
           <h2>{repo.repo}</h2>
           <p>
-            <Badge tone={runTone(repo.state === 'ok' ? 'applied' : repo.state)}>{repo.state}</Badge> branch {repo.branch ?? '—'}, last good commit <code>{repo.last_good_commit?.slice(0, 8) ?? '—'}</code>, {repo.managed?.length ?? 0} domains
+            <Badge tone={runTone(repo.state === 'ok' ? 'applied' : repo.state)}>{repo.state}</Badge> branch {repo.branch ?? '—'}, last good commit <code>{repo.last_good_commit?.slice(0, 8) ?? '—'}</code>, {repo.managed?.length ?? 0} domain{repo.managed?.length === 1 ? '' : 's'}
             {repo.orphaned.length ? `, orphaned: ${repo.orphaned.join(', ')}` : ''}
           </p>
           <DriftList title="Drift: changed through the API, left so" items={repo.last_run.drift} />

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
-import { Badge, Empty, Failure, Loading, TableBox } from '../components.js';
+import { Badge, DataTable, Empty, Failure, Loading } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
@@ -66,45 +66,25 @@ export function OriginsTab({ domain, owner }: { domain: Domain; owner?: Owner })
       <Loading when={origins.loading && !origins.data} />
       {origins.data && origins.data.length === 0 ? <Empty>No origins: proxied records of this domain have nowhere to go.</Empty> : null}
       {origins.data?.length ? (
-        <TableBox label={`Origins of ${domain.domain}`}>
-          <table>
-            <caption class="visually-hidden">Origins of {domain.domain}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Origin</th>
-                <th scope="col">Role</th>
-                <th scope="col">Weight</th>
-                <th scope="col">Health</th>
-                <th scope="col">Source</th>
-              </tr>
-            </thead>
-            <tbody>
-              {origins.data.map((origin) => (
-                <tr key={origin.id}>
-                  <td>
-                    {origin.scheme}://{origin.host}:{origin.port}
-                    {origin.enabled ? '' : ' (disabled)'}
-                    {origin.drained ? ' (drained)' : ''}
-                  </td>
-                  <td>{origin.role}</td>
-                  <td>{origin.weight}</td>
-                  <td>
-                    <Badge tone={HEALTH_TONE[origin.health_status] ?? 'neutral'}>{origin.health_status}</Badge>
-                  </td>
-                  <td>
-                    {owner ? (
-                      <button type="button" class="link" onClick={() => setYaml(originYaml(origin))} aria-label={`YAML of origin ${origin.host} for ${owner.file}`}>
-                        <Badge tone="git">{owner.file}</Badge>
-                      </button>
-                    ) : (
-                      'API'
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableBox>
+        <DataTable
+          label={`Origins of ${domain.domain}`}
+          columns={['Origin', 'Role', 'Weight', 'Health', 'Source']}
+          rows={origins.data}
+          rowKey={(origin) => origin.id}
+          cells={(origin) => [
+            `${origin.scheme}://${origin.host}:${origin.port}${origin.enabled ? '' : ' (disabled)'}${origin.drained ? ' (drained)' : ''}`,
+            origin.role,
+            origin.weight,
+            <Badge tone={HEALTH_TONE[origin.health_status] ?? 'neutral'}>{origin.health_status}</Badge>,
+            owner ? (
+              <button type="button" class="link" onClick={() => setYaml(originYaml(origin))} aria-label={`YAML of origin ${origin.host} for ${owner.file}`}>
+                <Badge tone="git">{owner.file}</Badge>
+              </button>
+            ) : (
+              'API'
+            ),
+          ]}
+        />
       ) : null}
       {yaml && owner ? (
         <div class="snippet" role="region" aria-label="YAML for a pull request">

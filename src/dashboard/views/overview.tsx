@@ -1,4 +1,4 @@
-import { Badge, Empty, Failure, Loading, TableBox, When } from '../components.js';
+import { Badge, DataTable, Empty, Failure, Loading, When } from '../components.js';
 import { useApi } from '../use-api.js';
 
 type Overview = {
@@ -64,37 +64,18 @@ export function OverviewView() {
       <Failure failure={runs.failure} />
       {runs.data && runs.data.length === 0 ? <Empty>No GitOps runs yet: set CDN_GITOPS_REPO to reconcile a repository.</Empty> : null}
       {runs.data?.length ? (
-        <TableBox label="Recent GitOps runs">
-          <table>
-            <caption class="visually-hidden">Recent GitOps runs</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Commit</th>
-                <th scope="col">Status</th>
-                <th scope="col">Changes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.map((run) => (
-                <tr key={run.id}>
-                  <td>
-                    <When at={run.started_at} />
-                  </td>
-                  <td>
-                    <code>{run.commit_sha?.slice(0, 8) ?? '—'}</code>
-                  </td>
-                  <td>
-                    <Badge tone={runTone(run.status)}>{run.status}</Badge>
-                  </td>
-                  <td>
-                    {run.counts.creates ?? 0} created, {run.counts.updates ?? 0} updated, {run.counts.deletes ?? 0} deleted
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableBox>
+        <DataTable
+          label="Recent GitOps runs"
+          columns={['Started', 'Commit', 'Status', 'Changes']}
+          rows={runs.data}
+          rowKey={(run) => run.id}
+          cells={(run) => [
+            <When at={run.started_at} />,
+            <code>{run.commit_sha?.slice(0, 8) ?? '—'}</code>,
+            <Badge tone={runTone(run.status)}>{run.status}</Badge>,
+            `${run.counts.creates ?? 0} created, ${run.counts.updates ?? 0} updated, ${run.counts.deletes ?? 0} deleted`,
+          ]}
+        />
       ) : null}
     </section>
   );

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
-import { Badge, Empty, Failure, Loading, PAGE_SIZE, Pager, TableBox } from '../components.js';
+import { Badge, DataTable, Empty, Failure, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
@@ -137,52 +137,27 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
       <Loading when={records.loading && !records.data} />
       {records.data && records.data.length === 0 ? <Empty>No DNS records yet.</Empty> : null}
       {records.data?.length ? (
-        <TableBox label={`DNS records of ${domain.domain}`}>
-          <table>
-            <caption class="visually-hidden">DNS records of {domain.domain}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Type</th>
-                <th scope="col">Name</th>
-                <th scope="col">Content</th>
-                <th scope="col">TTL</th>
-                <th scope="col">Proxy</th>
-                <th scope="col">Source</th>
-              </tr>
-            </thead>
-            <tbody>
-              {records.data.map((record) => (
-                <tr key={record.id}>
-                  <td>{record.type}</td>
-                  <td>{record.name}</td>
-                  <td class="content">{record.content}</td>
-                  <td>{record.ttl}</td>
-                  <td>
-                    {editable(record) ? (
-                      <ProxiedToggle domain={domain} record={record} onChanged={(problem) => (setFailure(problem), records.reload())} />
-                    ) : record.proxied ? (
-                      'proxied'
-                    ) : (
-                      'DNS only'
-                    )}
-                  </td>
-                  <td>
-                    <Routing domain={domain} record={record} />
-                  </td>
-                  <td>
-                    {editable(record) ? (
-                      owner ? <Badge tone="warn">not in git</Badge> : 'API'
-                    ) : (
-                      <button type="button" class="link" onClick={() => setYamlOf(recordYaml(record))} aria-label={`YAML of ${record.type} ${record.fqdn} for ${owner!.file}`}>
-                        <Badge tone="git">{owner!.file}</Badge>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableBox>
+        <DataTable
+          label={`DNS records of ${domain.domain}`}
+          columns={['Type', 'Name', { label: 'Content', wrap: true }, 'TTL', 'Proxy', 'Routing', 'Source']}
+          rows={records.data}
+          rowKey={(record) => record.id}
+          cells={(record) => [
+            record.type,
+            record.name,
+            record.content,
+            record.ttl,
+            editable(record) ? <ProxiedToggle domain={domain} record={record} onChanged={(problem) => (setFailure(problem), records.reload())} /> : record.proxied ? 'proxied' : 'DNS only',
+            <Routing domain={domain} record={record} />,
+            editable(record) ? (
+              owner ? <Badge tone="warn">not in git</Badge> : 'API'
+            ) : (
+              <button type="button" class="link" onClick={() => setYamlOf(recordYaml(record))} aria-label={`YAML of ${record.type} ${record.fqdn} for ${owner!.file}`}>
+                <Badge tone="git">{owner!.file}</Badge>
+              </button>
+            ),
+          ]}
+        />
       ) : null}
       <Pager offset={offset} count={records.data?.length ?? 0} onOffset={setOffset} />
       {yamlOf && owner ? (

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Badge, Empty, Failure, Loading, TableBox } from '../components.js';
+import { Badge, DataTable, Empty, Failure, Loading } from '../components.js';
 import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
@@ -50,35 +50,13 @@ export function RulesTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
       <Loading when={rules.loading && !rules.data} />
       {rules.data && rules.data.length === 0 ? <Empty>No rules of this kind.</Empty> : null}
       {rules.data?.length ? (
-        <TableBox label={`${KINDS.find((item) => item.path === kind)?.label}`}>
-          <table>
-            <caption class="visually-hidden">{KINDS.find((item) => item.path === kind)?.label}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Priority</th>
-                <th scope="col">State</th>
-                <th scope="col">Match</th>
-                <th scope="col">Settings</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.data.map((rule) => (
-                <tr key={rule.id}>
-                  <td>{rule.name}</td>
-                  <td>{rule.priority}</td>
-                  <td>
-                    <Badge tone={rule.enabled ? 'good' : 'neutral'}>{rule.enabled ? 'enabled' : 'disabled'}</Badge>
-                  </td>
-                  <td class="content">
-                    <code>{JSON.stringify(rule.match)}</code>
-                  </td>
-                  <td class="content">{summary(rule)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableBox>
+        <DataTable
+          label={KINDS.find((item) => item.path === kind)?.label ?? 'Rules'}
+          columns={['Name', 'Priority', 'State', { label: 'Match', wrap: true }, { label: 'Settings', wrap: true }]}
+          rows={rules.data}
+          rowKey={(rule) => rule.id}
+          cells={(rule) => [rule.name, rule.priority, <Badge tone={rule.enabled ? 'good' : 'neutral'}>{rule.enabled ? 'enabled' : 'disabled'}</Badge>, <code>{JSON.stringify(rule.match)}</code>, summary(rule)]}
+        />
       ) : null}
     </div>
   );

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { Bars, TimeChart } from '../chart.js';
-import { Empty, Failure, PAGE_SIZE, Pager, TableBox, When } from '../components.js';
+import { DataTable, Empty, Failure, PAGE_SIZE, Pager, When } from '../components.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
 
@@ -27,35 +27,13 @@ export function SecurityTab({ domain }: { domain: Domain }) {
       <h3>Events</h3>
       {events.data && events.data.length === 0 ? <Empty>No security events: the edges blocked, challenged or logged nothing for this domain.</Empty> : null}
       {events.data?.length ? (
-        <TableBox label={`Security events of ${domain.domain}`}>
-          <table>
-            <caption class="visually-hidden">Security events of {domain.domain}</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Action</th>
-                <th scope="col">Request</th>
-                <th scope="col">Country</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.data.map((event) => (
-                <tr key={event.id}>
-                  <td>
-                    <When at={event.occurred_at} />
-                  </td>
-                  <td>{event.kind}</td>
-                  <td>{event.action}</td>
-                  <td class="content">
-                    {event.method ?? ''} {event.path ?? ''}
-                  </td>
-                  <td>{event.client_country ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableBox>
+        <DataTable
+          label={`Security events of ${domain.domain}`}
+          columns={['When', 'Kind', 'Action', { label: 'Request', wrap: true }, 'Country']}
+          rows={events.data}
+          rowKey={(event) => event.id}
+          cells={(event) => [<When at={event.occurred_at} />, event.kind, event.action, `${event.method ?? ''} ${event.path ?? ''}`, event.client_country ?? '—']}
+        />
       ) : null}
       <Pager offset={offset} count={events.data?.length ?? 0} onOffset={setOffset} />
     </div>

@@ -1,4 +1,4 @@
-import { Failure, Loading } from '../components.js';
+import { Failure, Loading, Values } from '../components.js';
 import { useApi } from '../use-api.js';
 
 /** Every settings group with its values (the API's defaults filled in). */
@@ -15,14 +15,7 @@ export function SettingsView() {
       {Object.entries(settings.data ?? {}).map(([group, values]) => (
         <div class="card" key={group}>
           <h2>{group}</h2>
-          <dl class="settings">
-            {Object.entries(values).map(([key, value]) => (
-              <div key={key}>
-                <dt>{key.replace(/_/g, ' ')}</dt>
-                <dd>{typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}</dd>
-              </div>
-            ))}
-          </dl>
+          <Values values={values} />
         </div>
       ))}
     </section>

@@ -1,4 +1,4 @@
-import { Badge, Empty, Failure, Loading, TableBox, When } from '../components.js';
+import { Badge, DataTable, Empty, Failure, Loading, Values, When } from '../components.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
 
@@ -14,46 +14,22 @@ export function SslTab({ domain }: { domain: Domain }) {
       <Loading when={ssl.loading && !ssl.data} />
       {ssl.data ? (
         <>
-          <dl class="settings">
-            {Object.entries(ssl.data.settings)
-              .filter(([key]) => key !== 'domain_id')
-              .map(([key, value]) => (
-                <div key={key}>
-                  <dt>{key.replace(/_/g, ' ')}</dt>
-                  <dd>{String(value)}</dd>
-                </div>
-              ))}
-          </dl>
+          <Values values={ssl.data.settings} skip={['domain_id']} />
           <h3>Certificates</h3>
           {ssl.data.certificates.length === 0 ? <Empty>No certificate yet: certificate issuance is not built yet, so edges serve this domain over HTTP only.</Empty> : null}
           {ssl.data.certificates.length ? (
-            <TableBox label={`Certificates of ${domain.domain}`}>
-              <table>
-                <caption class="visually-hidden">Certificates of {domain.domain}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Hostnames</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Issuer</th>
-                    <th scope="col">Expires</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {ssl.data.certificates.map((certificate) => (
-                    <tr key={certificate.id}>
-                      <td>{certificate.hostnames.join(', ')}</td>
-                      <td>
-                        <Badge tone={certificate.status === 'active' ? 'good' : 'warn'}>{certificate.status}</Badge>
-                      </td>
-                      <td>{certificate.issuer ?? certificate.source}</td>
-                      <td>
-                        <When at={certificate.not_after} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableBox>
+            <DataTable
+              label={`Certificates of ${domain.domain}`}
+              columns={['Hostnames', 'Status', 'Issuer', 'Expires']}
+              rows={ssl.data.certificates}
+              rowKey={(certificate) => certificate.id}
+              cells={(certificate) => [
+                certificate.hostnames.join(', '),
+                <Badge tone={certificate.status === 'active' ? 'good' : 'warn'}>{certificate.status}</Badge>,
+                certificate.issuer ?? certificate.source,
+                <When at={certificate.not_after} />,
+              ]}
+            />
           ) : null}
         </>
       ) : null}
