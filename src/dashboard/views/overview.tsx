@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { Badge, DataTable, Empty, Failure, Loading, When } from '../components.js';
 import { useApi } from '../use-api.js';
 
@@ -10,6 +11,8 @@ type Warning = { code: string; severity: 'info' | 'warning' | 'critical'; messag
 type Run = { id: string; repo: string; commit_sha: string | null; status: string; trigger: string; started_at: number; counts: Record<string, number> };
 
 const SEVERITY_TONE = { info: 'neutral', warning: 'warn', critical: 'bad' } as const;
+// The most severe come first; a long list (a thousand domains waiting for delegation) is opened on demand.
+const WARNINGS_SHOWN = 20;
 
 export function runTone(status: string): 'good' | 'warn' | 'bad' | 'neutral' {
   if (status === 'applied' || status === 'no_changes') return 'good';
@@ -22,6 +25,8 @@ export function OverviewView() {
   const overview = useApi<Overview>('/api/v1/overview');
   const warnings = useApi<{ count: number; warnings: Warning[] }>('/api/v1/overview/warnings');
   const runs = useApi<Run[]>('/api/v1/gitops/runs?limit=5');
+  const [allWarnings, setAllWarnings] = useState(false);
+  const listed = warnings.data ? (allWarnings ? warnings.data.warnings : warnings.data.warnings.slice(0, WARNINGS_SHOWN)) : [];
   const data = overview.data;
   return (
     <section aria-labelledby="overview-title">
@@ -54,12 +59,17 @@ export function OverviewView() {
       <Failure failure={warnings.failure} />
       {warnings.data && warnings.data.count === 0 ? <Empty>No warnings.</Empty> : null}
       <ul class="warnings">
-        {warnings.data?.warnings.map((warning) => (
+        {listed.map((warning) => (
           <li key={`${warning.code}-${warning.domain_id ?? ''}-${warning.message}`}>
             <Badge tone={SEVERITY_TONE[warning.severity]}>{warning.severity}</Badge> {warning.domain_id ? <a href={`/domains/${warning.domain_id}`}>{warning.message}</a> : warning.message}
           </li>
         ))}
       </ul>
+      {warnings.data && listed.length < warnings.data.count ? (
+        <button type="button" onClick={() => setAllWarnings(true)}>
+          Show all {warnings.data.count} warnings
+        </button>
+      ) : null}
       <h2>Recent GitOps runs</h2>
       <Failure failure={runs.failure} />
       {runs.data && runs.data.length === 0 ? <Empty>No GitOps runs yet: set CDN_GITOPS_REPO to reconcile a repository.</Empty> : null}
