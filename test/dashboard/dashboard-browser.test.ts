@@ -107,7 +107,7 @@ describe('the browser dashboard in Chromium', function () {
     await page.getByLabel('Name', { exact: true }).fill('www');
     await page.getByLabel('Content').fill('not an address');
     await page.getByRole('button', { name: 'Add record' }).click();
-    const refusal = page.locator('#record-content-error');
+    const refusal = page.locator('#record-add-content-error');
     await refusal.getByText(/./).waitFor();
     expect(await refusal.textContent()).to.match(/IPv4|address/i);
     await page.getByLabel('Content').fill('192.0.2.80');
@@ -168,8 +168,59 @@ describe('the browser dashboard in Chromium', function () {
     expect((await core.get(`/api/v1/domains/${domain.id}/origins`)).data.map((origin: Json) => origin.host)).to.deep.equal(['origin.ui-made.example']);
     await core.post(`/api/v1/domains/${domain.id}/redirects`, { name: 'old blog', match: { paths: [{ kind: 'prefix', value: '/blog/' }] }, target: '/news/' }, 201);
     await visit(`/domains/${domain.id}?tab=rules`, 'ui-made.example', 'domain-rules');
-    await page.getByRole('cell', { name: 'old blog' }).waitFor();
+    await page.getByRole('cell', { name: 'old blog', exact: true }).waitFor();
     await visit(`/domains/${domain.id}?tab=ssl`, 'ui-made.example', 'domain-ssl');
+  });
+
+  it('edits and deletes a record, writes a rule as JSON (a refusal names its field), and saves cache, SSL and settings forms', async () => {
+    page.on('dialog', (dialog) => void dialog.accept());
+    const domain = (await core.get('/api/v1/domains?q=ui-made')).data[0];
+    await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'TXT', name: 'note', content: 'temporary' }, 201);
+    await page.goto(`${core.url}/domains/${domain.id}?tab=dns`);
+    await page.getByRole('button', { name: 'Edit A www.ui-made.example' }).click();
+    const editor = page.getByRole('form', { name: 'Edit A www.ui-made.example' });
+    await editor.getByLabel('TTL').fill('900');
+    await editor.getByRole('button', { name: 'Save record' }).click();
+    await page.getByRole('cell', { name: '900', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Delete TXT note.ui-made.example' }).click();
+    await page.getByRole('cell', { name: 'temporary' }).waitFor({ state: 'detached' });
+    const records = (await core.get(`/api/v1/domains/${domain.id}/dns/records`)).data;
+    expect(records.map((record: Json) => [record.name, record.ttl])).to.deep.equal([['www', 900]]);
+
+    await page.goto(`${core.url}/domains/${domain.id}?tab=rules`);
+    await page.getByLabel('Kind').selectOption('redirects');
+    await page.getByRole('button', { name: 'New rule' }).click();
+    const rule = page.getByLabel('New rule as JSON');
+    await rule.fill(JSON.stringify({ name: 'docs', match: { paths: [{ kind: 'bogus', value: '/docs' }] }, target: '/documentation/' }));
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.locator('#rule-error').getByText(/match\.paths/).waitFor();
+    await rule.fill(JSON.stringify({ name: 'docs', match: { paths: [{ kind: 'exact', value: '/docs' }] }, target: '/documentation/' }));
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByRole('cell', { name: 'docs', exact: true }).waitFor();
+    expect((await core.get(`/api/v1/domains/${domain.id}/redirects`)).data.map((item: Json) => item.name)).to.include('docs');
+    expect(await seriousViolations(page)).to.deep.equal([]);
+
+    await page.goto(`${core.url}/domains/${domain.id}?tab=cache`);
+    const cache = page.getByRole('form', { name: 'Cache settings' });
+    await cache.getByLabel('default edge ttl seconds').fill('120');
+    await cache.getByRole('button', { name: 'Save' }).click();
+    await cache.getByText('Saved.').waitFor();
+    expect((await core.get(`/api/v1/domains/${domain.id}/cache/settings`)).data.default_edge_ttl_seconds).to.equal(120);
+
+    await page.goto(`${core.url}/domains/${domain.id}?tab=ssl`);
+    const ssl = page.getByRole('form', { name: 'SSL settings' });
+    await ssl.getByLabel('always https').check();
+    await ssl.getByRole('button', { name: 'Save' }).click();
+    await ssl.getByText('Saved.').waitFor();
+    expect((await core.get(`/api/v1/domains/${domain.id}/ssl`)).data.settings.always_https).to.equal(true);
+
+    await visit('/settings', 'Settings', 'settings');
+    const group = page.getByRole('form', { name: 'Settings: analytics' });
+    const input = group.locator('input[type=text]').first();
+    await input.fill('not-a-value');
+    await group.getByRole('button', { name: 'Save' }).click();
+    await group.locator('.field-error[role=alert]').waitFor();
+    expect(await group.locator('.field-error[role=alert]').textContent()).to.not.equal('');
   });
 
   it('shows a domain owned by a GitOps repository read-only, with its file and a YAML snippet instead of an edit', async () => {

@@ -2,13 +2,16 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
 import { Badge, DataTable, Empty, Failure, Values, When } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
+import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
+import { REPORTED_FIELDS, ValuesForm } from '../values-form.js';
 import type { Domain } from './domains.js';
 
 type Purge = { id: string; scope: string; value: string | null; status: string; error: string | null; created_at: number; completed_at: number | null };
 
 const PURGE_TONE: Record<string, 'good' | 'warn' | 'bad' | 'neutral'> = { completed: 'good', queued: 'neutral', in_progress: 'warn', failed: 'bad' };
 const POLL_MS = 1000;
+
 
 function PurgeForm({ domain, onPurged }: { domain: Domain; onPurged: () => void }) {
   const [scope, setScope] = useState('everything');
@@ -50,7 +53,7 @@ function PurgeForm({ domain, onPurged }: { domain: Domain; onPurged: () => void 
 }
 
 /** Cache settings, and purges with their progress from queued to completed (polled while one is open). */
-export function CacheTab({ domain }: { domain: Domain }) {
+export function CacheTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
   const settings = useApi<Record<string, unknown>>(`/api/v1/domains/${domain.id}/cache/settings`);
   const purges = useApi<Purge[]>(`/api/v1/domains/${domain.id}/cache/purge-requests?limit=20`);
   const open = purges.data?.some((purge) => purge.status === 'queued' || purge.status === 'in_progress') ?? false;
@@ -63,7 +66,19 @@ export function CacheTab({ domain }: { domain: Domain }) {
     <div>
       <h2>Cache settings</h2>
       <Failure failure={settings.failure} />
-      {settings.data ? <Values values={settings.data} skip={['domain_id']} /> : null}
+      {settings.data && owner ? <Values values={settings.data} skip={REPORTED_FIELDS} /> : null}
+      {settings.data && !owner ? (
+        <ValuesForm
+          label="Cache settings"
+          values={settings.data}
+          skip={REPORTED_FIELDS}
+          onSave={async (changed) => {
+            const current = Object.fromEntries(Object.entries(settings.data!).filter(([key]) => !REPORTED_FIELDS.includes(key)));
+            await api('PUT', `/api/v1/domains/${domain.id}/cache/settings`, { ...current, ...changed });
+            settings.reload();
+          }}
+        />
+      ) : null}
       <h2>Purge</h2>
       <PurgeForm domain={domain} onPurged={purges.reload} />
       <Failure failure={purges.failure} />

@@ -62,8 +62,8 @@ export function DomainView() {
           {tab === 'dns' ? <RecordsTab domain={domain.data} owner={owner} isNotInGit={(key) => ownership.isNotInGit(domain.data!.domain, 'record', key)} /> : null}
           {tab === 'origins' ? <OriginsTab domain={domain.data} owner={owner} /> : null}
           {tab === 'rules' ? <RulesTab domain={domain.data} owner={owner} /> : null}
-          {tab === 'cache' ? <CacheTab domain={domain.data} /> : null}
-          {tab === 'ssl' ? <SslTab domain={domain.data} /> : null}
+          {tab === 'cache' ? <CacheTab domain={domain.data} owner={owner} /> : null}
+          {tab === 'ssl' ? <SslTab domain={domain.data} owner={owner} /> : null}
           {tab === 'analytics' ? <AnalyticsTab domain={domain.data} /> : null}
           {tab === 'security' ? <SecurityTab domain={domain.data} /> : null}
         </>

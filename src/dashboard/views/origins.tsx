@@ -58,11 +58,22 @@ function AddOrigin({ domain, onAdded }: { domain: Domain; onAdded: () => void })
 export function OriginsTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
   const origins = useApi<Origin[]>(`/api/v1/domains/${domain.id}/origins?limit=500`);
   const [yaml, setYaml] = useState<string>();
+  const [failure, setFailure] = useState<ApiFailure>();
+  async function remove(origin: Origin) {
+    if (!confirm(`Delete origin ${origin.host}?`)) return;
+    try {
+      await api('DELETE', `/api/v1/domains/${domain.id}/origins/${origin.id}`);
+      setFailure(undefined);
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+    origins.reload();
+  }
   return (
     <div>
       <h2>Origins</h2>
       {owner ? null : <AddOrigin domain={domain} onAdded={origins.reload} />}
-      <Failure failure={origins.failure} />
+      <Failure failure={origins.failure ?? failure} />
       <Loading when={origins.loading && !origins.data} />
       {origins.data && origins.data.length === 0 ? <Empty>No origins: proxied records of this domain have nowhere to go.</Empty> : null}
       {origins.data?.length ? (
@@ -81,7 +92,12 @@ export function OriginsTab({ domain, owner }: { domain: Domain; owner?: Owner })
                 <Badge tone="git">{owner.file}</Badge>
               </button>
             ) : (
-              'API'
+              <span class="row-actions">
+                API
+                <button type="button" class="small danger" onClick={() => remove(origin)} aria-label={`Delete origin ${origin.host}`}>
+                  Delete
+                </button>
+              </span>
             ),
           ]}
         />

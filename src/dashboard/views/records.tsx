@@ -19,56 +19,70 @@ export function recordYaml(record: Pick<DnsRecord, 'type' | 'name' | 'content' |
   return `  - { ${parts.join(', ')} }`;
 }
 
-function AddRecord({ domain, onAdded }: { domain: Domain; onAdded: () => void }) {
-  const [form, setForm] = useState({ type: 'A', name: '', content: '', ttl: '300', proxied: false });
+type RecordDraft = { type: string; name: string; content: string; ttl: string; proxied: boolean };
+
+const EMPTY: RecordDraft = { type: 'A', name: '', content: '', ttl: '300', proxied: false };
+
+// The fields of the draft that differ from the record being edited (a PATCH), or all of them (a POST).
+function bodyOf(draft: RecordDraft, editing?: DnsRecord): Record<string, unknown> {
+  const body: Record<string, unknown> = { type: draft.type, name: draft.name, content: draft.content, ttl: Number(draft.ttl), proxied: draft.proxied };
+  if (!editing) return body;
+  return Object.fromEntries(Object.entries(body).filter(([key, value]) => value !== editing[key as keyof DnsRecord]));
+}
+
+/** Adds a record, or edits one (`editing`): the API's refusal is shown next to the field it names. */
+function RecordForm({ domain, editing, onDone }: { domain: Domain; editing?: DnsRecord; onDone: () => void }) {
+  const [form, setForm] = useState<RecordDraft>(editing ? { ...editing, ttl: String(editing.ttl) } : EMPTY);
   const [failure, setFailure] = useState<ApiFailure>();
-  const set = (field: keyof typeof form) => (event: Event) => {
+  const set = (field: keyof RecordDraft) => (event: Event) => {
     const input = event.currentTarget as HTMLInputElement;
     setForm({ ...form, [field]: input.type === 'checkbox' ? input.checked : input.value });
   };
   async function submit(event: Event) {
     event.preventDefault();
     try {
-      await api('POST', `/api/v1/domains/${domain.id}/dns/records`, { type: form.type, name: form.name, content: form.content, ttl: Number(form.ttl), proxied: form.proxied });
+      if (editing) await api('PATCH', `/api/v1/domains/${domain.id}/dns/records/${editing.id}`, bodyOf(form, editing));
+      else await api('POST', `/api/v1/domains/${domain.id}/dns/records`, bodyOf(form));
       setFailure(undefined);
-      setForm({ ...form, name: '', content: '' });
-      onAdded();
+      setForm(editing ? form : { ...form, name: '', content: '' });
+      onDone();
     } catch (error) {
       setFailure(error as ApiFailure);
     }
   }
+  const id = (field: string) => `record-${editing ? 'edit' : 'add'}-${field}-error`;
   return (
-    <form class="record-form" onSubmit={submit} aria-label="Add a DNS record">
+    <form class="record-form" onSubmit={submit} aria-label={editing ? `Edit ${editing.type} ${editing.fqdn}` : 'Add a DNS record'}>
       <label>
         Type
-        <select name="type" value={form.type} onChange={set('type')} aria-describedby="record-type-error">
+        <select name="type" value={form.type} onChange={set('type')} aria-describedby={id('type')}>
           {TYPES.map((type) => (
             <option key={type}>{type}</option>
           ))}
         </select>
-        <FieldError id="record-type-error" failure={failure} field="type" />
+        <FieldError id={id('type')} failure={failure} field="type" />
       </label>
       <label>
         Name
-        <input name="name" placeholder="www or @" required value={form.name} onInput={set('name')} aria-describedby="record-name-error" />
-        <FieldError id="record-name-error" failure={failure} field="name" />
+        <input name="name" placeholder="www or @" required value={form.name} onInput={set('name')} aria-describedby={id('name')} />
+        <FieldError id={id('name')} failure={failure} field="name" />
       </label>
       <label>
         Content
-        <input name="content" placeholder="192.0.2.1" required value={form.content} onInput={set('content')} aria-describedby="record-content-error" />
-        <FieldError id="record-content-error" failure={failure} field="content" />
+        <input name="content" placeholder="192.0.2.1" required value={form.content} onInput={set('content')} aria-describedby={id('content')} />
+        <FieldError id={id('content')} failure={failure} field="content" />
       </label>
       <label>
         TTL
-        <input name="ttl" type="number" min={60} max={86400} value={form.ttl} onInput={set('ttl')} aria-describedby="record-ttl-error" />
-        <FieldError id="record-ttl-error" failure={failure} field="ttl" />
+        <input name="ttl" type="number" min={60} max={86400} value={form.ttl} onInput={set('ttl')} aria-describedby={id('ttl')} />
+        <FieldError id={id('ttl')} failure={failure} field="ttl" />
       </label>
       <label class="check">
-        <input name="proxied" type="checkbox" checked={form.proxied} onChange={set('proxied')} aria-describedby="record-proxied-error" />
+        <input name="proxied" type="checkbox" checked={form.proxied} onChange={set('proxied')} aria-describedby={id('proxied')} />
         Proxied
-        <FieldError id="record-proxied-error" failure={failure} field="proxied" />
+        <FieldError id={id('proxied')} failure={failure} field="proxied" />
       </label>
-      <button type="submit">Add record</button>
+      <button type="submit">{editing ? 'Save record' : 'Add record'}</button>
       <FormFailure failure={failure} fields={FIELDS} />
     </form>
   );
@@ -127,12 +141,23 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
   const [offset, setOffset] = useState(0);
   const [failure, setFailure] = useState<ApiFailure>();
   const [yamlOf, setYamlOf] = useState<string>();
+  const [editing, setEditing] = useState<DnsRecord>();
   const records = useApi<DnsRecord[]>(`/api/v1/domains/${domain.id}/dns/records?limit=${PAGE_SIZE}&offset=${offset}`);
   const editable = (record: DnsRecord) => !owner || isNotInGit(`${record.type} ${record.name} ${record.content}`);
+  async function remove(record: DnsRecord) {
+    if (!confirm(`Delete ${record.type} ${record.fqdn} ${record.content}?`)) return;
+    try {
+      await api('DELETE', `/api/v1/domains/${domain.id}/dns/records/${record.id}`);
+      setFailure(undefined);
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+    records.reload();
+  }
   return (
     <div>
       <h2>DNS records</h2>
-      {owner ? null : <AddRecord domain={domain} onAdded={records.reload} />}
+      {owner ? null : <RecordForm domain={domain} onDone={records.reload} />}
       <Failure failure={records.failure ?? failure} />
       <Loading when={records.loading && !records.data} />
       {records.data && records.data.length === 0 ? <Empty>No DNS records yet.</Empty> : null}
@@ -150,7 +175,15 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
             editable(record) ? <ProxiedToggle domain={domain} record={record} onChanged={(problem) => (setFailure(problem), records.reload())} /> : record.proxied ? 'proxied' : 'DNS only',
             <Routing domain={domain} record={record} />,
             editable(record) ? (
-              owner ? <Badge tone="warn">not in git</Badge> : 'API'
+              <span class="row-actions">
+                {owner ? <Badge tone="warn">not in git</Badge> : 'API'}
+                <button type="button" class="small" onClick={() => setEditing(record)} aria-label={`Edit ${record.type} ${record.fqdn}`}>
+                  Edit
+                </button>
+                <button type="button" class="small danger" onClick={() => remove(record)} aria-label={`Delete ${record.type} ${record.fqdn}`}>
+                  Delete
+                </button>
+              </span>
             ) : (
               <button type="button" class="link" onClick={() => setYamlOf(recordYaml(record))} aria-label={`YAML of ${record.type} ${record.fqdn} for ${owner!.file}`}>
                 <Badge tone="git">{owner!.file}</Badge>
@@ -160,6 +193,17 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
         />
       ) : null}
       <Pager offset={offset} count={records.data?.length ?? 0} onOffset={setOffset} />
+      {editing ? (
+        <div class="editor">
+          <h3>
+            Edit {editing.type} {editing.fqdn}
+          </h3>
+          <RecordForm key={editing.id} domain={domain} editing={editing} onDone={() => (setEditing(undefined), records.reload())} />
+          <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
+            Cancel
+          </button>
+        </div>
+      ) : null}
       {yamlOf && owner ? (
         <div class="snippet" role="region" aria-label="YAML for a pull request">
           <p>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ApiFailure, api } from '../api.js';
 import { Badge, DataTable, Empty, Failure, Loading } from '../components.js';
 import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
@@ -24,16 +25,75 @@ function summary(rule: Rule): string {
     .join(', ');
 }
 
+// Fields the API sets: left out of what the editor shows and sends.
+const READ_ONLY = new Set(['id', 'domain_id', 'created_at', 'updated_at', 'legacy']);
+
+function editable(rule: Rule): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(rule).filter(([key, value]) => !READ_ONLY.has(key) && value !== null));
+}
+
+/**
+ * A rule as JSON (the API's own fields, docs/rules.md): a new one is POSTed, an edited one PATCHed.
+ * The API's refusal names the field (`match.paths.0.value`) and is shown under the text.
+ */
+function RuleEditor({ domain, kind, rule, onDone }: { domain: Domain; kind: string; rule?: Rule; onDone: () => void }) {
+  const [text, setText] = useState(JSON.stringify(rule ? editable(rule) : { name: '', match: {} }, null, 2));
+  const [failure, setFailure] = useState<ApiFailure>();
+  async function submit(event: Event) {
+    event.preventDefault();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      setFailure(new ApiFailure(0, 'not valid JSON', undefined, (error as Error).message));
+      return;
+    }
+    try {
+      if (rule) await api('PATCH', `/api/v1/domains/${domain.id}/${kind}/${rule.id}`, body);
+      else await api('POST', `/api/v1/domains/${domain.id}/${kind}`, body);
+      setFailure(undefined);
+      onDone();
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+  }
+  return (
+    <form onSubmit={submit} aria-label={rule ? `Edit rule ${rule.name}` : 'New rule'}>
+      <label class="wide">
+        {rule ? `Rule ${rule.name} as JSON` : 'New rule as JSON'}
+        <textarea name="rule" spellcheck={false} value={text} onInput={(event) => setText(event.currentTarget.value)} aria-describedby="rule-error" />
+      </label>
+      <p id="rule-error" class="field-error" role={failure ? 'alert' : undefined}>
+        {failure ? `${failure.field ? `${failure.field}: ` : ''}${failure.detail ?? failure.error}` : ''}
+      </p>
+      <button type="submit">{rule ? 'Save rule' : 'Add rule'}</button>
+    </form>
+  );
+}
+
 /** Every rule kind of the domain, one at a time: name, priority, match and the kind's own fields. */
 export function RulesTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
   const [kind, setKind] = useState(KINDS[0].path);
   const rules = useApi<Rule[]>(`/api/v1/domains/${domain.id}/${kind}?limit=500`);
+  const [editing, setEditing] = useState<Rule | 'new'>();
+  const [failure, setFailure] = useState<ApiFailure>();
+  const done = () => (setEditing(undefined), rules.reload());
+  async function remove(rule: Rule) {
+    if (!confirm(`Delete rule ${rule.name}?`)) return;
+    try {
+      await api('DELETE', `/api/v1/domains/${domain.id}/${kind}/${rule.id}`);
+      setFailure(undefined);
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+    rules.reload();
+  }
   return (
     <div>
       <h2>Rules</h2>
       <label>
         Kind
-        <select name="kind" value={kind} onChange={(event) => setKind(event.currentTarget.value)}>
+        <select name="kind" value={kind} onChange={(event) => (setKind(event.currentTarget.value), setEditing(undefined))}>
           {KINDS.map((item) => (
             <option key={item.path} value={item.path}>
               {item.label}
@@ -46,17 +106,48 @@ export function RulesTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
           Rules of this domain are read-only here: they live in <code>{owner.file}</code>.
         </p>
       ) : null}
-      <Failure failure={rules.failure} />
+      {owner ? null : (
+        <button type="button" class="secondary" onClick={() => setEditing('new')}>
+          New rule
+        </button>
+      )}
+      <Failure failure={rules.failure ?? failure} />
       <Loading when={rules.loading && !rules.data} />
       {rules.data && rules.data.length === 0 ? <Empty>No rules of this kind.</Empty> : null}
       {rules.data?.length ? (
         <DataTable
           label={KINDS.find((item) => item.path === kind)?.label ?? 'Rules'}
-          columns={['Name', 'Priority', 'State', { label: 'Match', wrap: true }, { label: 'Settings', wrap: true }]}
+          columns={['Name', 'Priority', 'State', { label: 'Match', wrap: true }, { label: 'Settings', wrap: true }, ...(owner ? [] : ['Actions'])]}
           rows={rules.data}
           rowKey={(rule) => rule.id}
-          cells={(rule) => [rule.name, rule.priority, <Badge tone={rule.enabled ? 'good' : 'neutral'}>{rule.enabled ? 'enabled' : 'disabled'}</Badge>, <code>{JSON.stringify(rule.match)}</code>, summary(rule)]}
+          cells={(rule) => [
+            rule.name,
+            rule.priority,
+            <Badge tone={rule.enabled ? 'good' : 'neutral'}>{rule.enabled ? 'enabled' : 'disabled'}</Badge>,
+            <code>{JSON.stringify(rule.match)}</code>,
+            summary(rule),
+            ...(owner
+              ? []
+              : [
+                  <span class="row-actions">
+                    <button type="button" class="small" onClick={() => setEditing(rule)} aria-label={`Edit rule ${rule.name}`}>
+                      Edit
+                    </button>
+                    <button type="button" class="small danger" onClick={() => remove(rule)} aria-label={`Delete rule ${rule.name}`}>
+                      Delete
+                    </button>
+                  </span>,
+                ]),
+          ]}
         />
+      ) : null}
+      {editing ? (
+        <div class="editor">
+          <RuleEditor key={editing === 'new' ? `new-${kind}` : editing.id} domain={domain} kind={kind} rule={editing === 'new' ? undefined : editing} onDone={done} />
+          <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
+            Cancel
+          </button>
+        </div>
       ) : null}
     </div>
   );

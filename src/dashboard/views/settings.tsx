@@ -1,7 +1,9 @@
-import { Failure, Loading, Values } from '../components.js';
+import { api } from '../api.js';
+import { Failure, Loading } from '../components.js';
 import { useApi } from '../use-api.js';
+import { ValuesForm } from '../values-form.js';
 
-/** Every settings group with its values (the API's defaults filled in). */
+/** Every settings group with its values (the API's defaults filled in), each a form that saves what changed. */
 export function SettingsView() {
   const settings = useApi<Record<string, Record<string, unknown>>>('/api/v1/settings');
   return (
@@ -15,7 +17,15 @@ export function SettingsView() {
       {Object.entries(settings.data ?? {}).map(([group, values]) => (
         <div class="card" key={group}>
           <h2>{group}</h2>
-          <Values values={values} />
+          <ValuesForm
+            label={`Settings: ${group}`}
+            values={values}
+            fieldOf={(key) => `${group}.${key}`}
+            onSave={async (changed) => {
+              await api('PATCH', `/api/v1/settings/${group}`, changed);
+              settings.reload();
+            }}
+          />
         </div>
       ))}
     </section>

@@ -1,0 +1,69 @@
+import { useState } from 'preact/hooks';
+import type { ApiFailure } from './api.js';
+import { FieldError, FormFailure } from './field-error.js';
+
+type Value = string | number | boolean | null;
+
+/** Fields a domain's cache or SSL settings report about themselves, not settings to edit. */
+export const REPORTED_FIELDS = ['domain_id', 'customised', 'updated_at'];
+
+function inputOf(value: unknown): 'checkbox' | 'number' | 'text' {
+  return typeof value === 'boolean' ? 'checkbox' : typeof value === 'number' ? 'number' : 'text';
+}
+
+// What an input holds, as the API's type: a number input's text is a number, an emptied text field is null.
+function parsed(previous: unknown, text: string): Value {
+  if (typeof previous === 'number') return text === '' ? null : Number(text);
+  return text === '' && previous === null ? null : text;
+}
+
+/**
+ * A form over named values (cache or SSL settings, a settings group): a checkbox for a boolean, a
+ * number input for a number, text otherwise. Saving sends the changed values only; the API's
+ * refusal is shown next to the input it names (`fieldOf(key)`, e.g. "cache.enabled"), others under the form.
+ */
+export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, onSave }: { label: string; values: Record<string, unknown>; skip?: string[]; fieldOf?: (key: string) => string; onSave: (changed: Record<string, Value>) => Promise<void> }) {
+  const keys = Object.keys(values).filter((key) => !skip.includes(key) && (values[key] === null || typeof values[key] !== 'object'));
+  const [draft, setDraft] = useState<Record<string, Value>>({});
+  const [failure, setFailure] = useState<ApiFailure>();
+  const [saved, setSaved] = useState(false);
+  const current = (key: string) => (key in draft ? draft[key] : (values[key] as Value));
+  async function submit(event: Event) {
+    event.preventDefault();
+    try {
+      await onSave(draft);
+      setDraft({});
+      setFailure(undefined);
+      setSaved(true);
+    } catch (error) {
+      setFailure(error as ApiFailure);
+      setSaved(false);
+    }
+  }
+  const idOf = (key: string) => `${label.replace(/\W+/g, '-')}-${key}-error`;
+  return (
+    <form class="values-form" onSubmit={submit} aria-label={label}>
+      {keys.map((key) => {
+        const kind = inputOf(values[key]);
+        const value = current(key);
+        const set = (next: Value) => (setDraft({ ...draft, [key]: next }), setSaved(false));
+        return (
+          <label key={key} class={kind === 'checkbox' ? 'check' : undefined}>
+            {kind === 'checkbox' ? <input type="checkbox" name={key} checked={value === true} onChange={(event) => set(event.currentTarget.checked)} aria-describedby={idOf(key)} /> : null}
+            {key.replace(/_/g, ' ')}
+            {kind === 'number' ? <input type="number" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={idOf(key)} /> : null}
+            {kind === 'text' ? <input type="text" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={idOf(key)} /> : null}
+            <FieldError id={idOf(key)} failure={failure} field={fieldOf(key)} />
+          </label>
+        );
+      })}
+      <div class="actions">
+        <button type="submit" disabled={Object.keys(draft).length === 0}>
+          Save
+        </button>
+        {saved ? <span role="status">Saved.</span> : null}
+      </div>
+      <FormFailure failure={failure} fields={keys.map(fieldOf)} />
+    </form>
+  );
+}
