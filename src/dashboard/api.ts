@@ -1,4 +1,4 @@
-import { clearSession, sessionToken } from './session.js';
+import { clearSession, sessionExpired, sessionToken } from './session.js';
 
 /** An answer of the API that was not 2xx, in the API's own words (`error`, `field`, `detail`). */
 export class ApiFailure extends Error {
@@ -28,8 +28,17 @@ async function failureOf(response: Response): Promise<ApiFailure> {
   }
 }
 
-/** Calls the core's REST API with the admin session; a 401 ends the session. */
+function endSession(): void {
+  clearSession();
+  onSessionLost?.();
+}
+
+/** Calls the core's REST API with the admin session; a 401, or a session whose time is up, ends it. */
 export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  if (sessionExpired()) {
+    endSession();
+    throw new ApiFailure(401, 'your session ended', undefined, 'log in again');
+  }
   const headers: Record<string, string> = {};
   const token = sessionToken();
   if (token) headers.authorization = `Bearer ${token}`;
@@ -40,10 +49,7 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   } catch {
     throw new ApiFailure(0, 'the core API could not be reached', undefined, 'check that `cdn core` is running');
   }
-  if (response.status === 401 && token) {
-    clearSession();
-    onSessionLost?.();
-  }
+  if (response.status === 401 && token) endSession();
   if (!response.ok) throw await failureOf(response);
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;

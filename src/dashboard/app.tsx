@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, whenSessionLost } from './api.js';
 import { clearSession, sessionUser } from './session.js';
@@ -31,6 +31,22 @@ function NotFound() {
   );
 }
 
+// After a move to another view: the page's title names it, and the keyboard focus starts at its content.
+function FollowRoute() {
+  const { path } = useLocation();
+  const first = useRef(true);
+  useEffect(() => {
+    const item = NAV.find((entry) => (entry.href === '/' ? path === '/' : path.startsWith(entry.href)));
+    document.title = `${item?.label ?? 'Not found'} · CDN control plane`;
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById('main')?.focus();
+  }, [path]);
+  return null;
+}
+
 function MainNav() {
   const { path } = useLocation();
   const current = (href: string) => (href === '/' ? path === '/' : path === href || path.startsWith(`${href}/`));
@@ -54,12 +70,13 @@ function Shell({ user, onLogout }: { user: string; onLogout: () => void }) {
       <header class="top">
         <span class="brand">CDN</span>
         <MainNav />
+        <FollowRoute />
         <span class="user">{user}</span>
         <button type="button" onClick={onLogout}>
           Log out
         </button>
       </header>
-      <main id="main">
+      <main id="main" tabIndex={-1}>
         <Router>
           <Route path="/" component={OverviewView} />
           <Route path="/domains" component={DomainsView} />

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import type { ApiFailure } from './api.js';
 
 /** An API error in words: what the API said, and which field it named. */
@@ -76,11 +77,11 @@ export type Column = string | { label: string; wrap: true };
  * one row per item (`cells` gives the row's cells in column order). A `wrap` column breaks long
  * values (record content, paths) instead of widening the table.
  */
-export function DataTable<T>({ label, columns, rows, rowKey, cells, live }: { label: string; columns: Column[]; rows: T[]; rowKey: (row: T) => string; cells: (row: T) => ComponentChildren[]; live?: boolean }) {
+export function DataTable<T>({ label, columns, rows, rowKey, cells }: { label: string; columns: Column[]; rows: T[]; rowKey: (row: T) => string; cells: (row: T) => ComponentChildren[] }) {
   const wraps = columns.map((column) => typeof column !== 'string');
   return (
     <TableBox label={label}>
-      <table aria-live={live ? 'polite' : undefined}>
+      <table>
         <caption class="visually-hidden">{label}</caption>
         <thead>
           <tr>
@@ -123,5 +124,16 @@ export function Values({ values, skip = [] }: { values: Record<string, unknown>;
           </div>
         ))}
     </dl>
+  );
+}
+
+/** A panel that takes the keyboard focus when it opens (an editor below a table), so it is not missed. */
+export function FocusedPanel({ label, children }: { label: string; children: ComponentChildren }) {
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => panel.current?.focus(), []);
+  return (
+    <div class="editor" role="region" aria-label={label} tabIndex={-1} ref={panel}>
+      {children}
+    </div>
   );
 }

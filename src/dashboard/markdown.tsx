@@ -14,9 +14,25 @@ function foldingTagsOnly(html: string): string {
     .join('');
 }
 
-const markdown = new Marked({ gfm: true, renderer: { html: ({ text }) => foldingTagsOnly(text) } });
+// Links go only to web pages or within the dashboard; images are not loaded, their text is shown.
+function safeHref(href: string): string | undefined {
+  return /^(https?:\/\/|\/(?!\/)|#)/i.test(href.trim()) ? href : undefined;
+}
 
-/** Markdown such as a GitOps plan (`cdn plan --markdown`), rendered without any HTML but its folds. */
+const markdown = new Marked({
+  gfm: true,
+  renderer: {
+    html: ({ text }) => foldingTagsOnly(text),
+    link({ href, tokens }) {
+      const text = this.parser.parseInline(tokens);
+      const target = safeHref(href);
+      return target ? `<a href="${escapeHtml(target)}" rel="noopener noreferrer">${text}</a>` : text;
+    },
+    image: ({ text }) => escapeHtml(text),
+  },
+});
+
+/** Markdown such as a GitOps plan (`cdn plan --markdown`), rendered without any HTML but its folds, images or links elsewhere than the web. */
 export function Markdown({ source }: { source: string }) {
   return <div class="markdown" dangerouslySetInnerHTML={{ __html: markdown.parse(source, { async: false }) }} />;
 }

@@ -17,6 +17,12 @@ export function sessionToken(): string | undefined {
   return session.token;
 }
 
+/** A session is kept but its time is up: the app returns to the login page. */
+export function sessionExpired(): boolean {
+  const session = stored();
+  return session !== undefined && session.expires_at * 1000 <= Date.now();
+}
+
 export function sessionUser(): string | undefined {
   return sessionToken() ? stored()?.username : undefined;
 }

@@ -13,7 +13,8 @@ export function useApi<T>(path: string | null): Loaded<T> {
     setState((previous) => ({ data: previous.data, loading: true }));
     get<T>(path).then(
       (data) => current && setState({ data, loading: false }),
-      (failure: unknown) => current && setState({ failure: failure instanceof ApiFailure ? failure : new ApiFailure(0, String(failure)), loading: false }),
+      // What was shown stays shown beside the error: a transient failure does not empty a view (or stop a poll).
+      (failure: unknown) => current && setState((previous) => ({ data: previous.data, failure: failure instanceof ApiFailure ? failure : new ApiFailure(0, String(failure)), loading: false })),
     );
     return () => {
       current = false;

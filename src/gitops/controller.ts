@@ -27,7 +27,7 @@ export type RunReport = {
   reverted: Drift[];
   /** Live items of git-owned domains their file does not list, kept (prune: false). */
   not_in_git: { domain: string; resource: string; key: string }[];
-  /** The domains the commit describes, with their files: what the dashboard shows as owned by git. */
+  /** The domains the commit describes, with their files, once it loaded and planned without problems: what the dashboard shows as owned by git. */
   managed: { domain: string; file: string }[];
   /** The plan as Markdown (what `cdn plan --markdown` prints), for the dashboard. */
   plan_markdown: string | null;
@@ -155,7 +155,6 @@ export class GitopsController {
       const snapshot = await source.fetch();
       report.commit_sha = snapshot.sha;
       const state = await loadDesiredState(snapshot.dir);
-      report.managed = state.domains.map((domain) => ({ domain: domain.spec.domain, file: domain.file }));
       if (state.problems.length) {
         report.status = 'rejected';
         report.problems = sortProblems(state.problems).map(formatProblem);
@@ -167,6 +166,7 @@ export class GitopsController {
         report.problems = sortProblems(built.problems).map(formatProblem);
         return report;
       }
+      report.managed = state.domains.map((domain) => ({ domain: domain.spec.domain, file: domain.file }));
       this.orphaned = new Set(built.plan.domains.filter((domain) => domain.action === 'orphaned').map((domain) => domain.domain));
       report.orphaned = [...this.orphaned];
       const selfHeal = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy.self_heal]));

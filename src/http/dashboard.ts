@@ -20,7 +20,8 @@ function sendPage(page: string | undefined, res: Response): void {
 }
 
 // Paths the API and health checks own: an unknown one there stays a JSON 404, never the page.
-const NOT_PAGES = /^\/(api|assets)(\/|$)|^\/(health|cdn-health|ready|metrics)$/;
+// Express matches paths case-insensitively and a client's base URL may end in a slash: so does this.
+const NOT_PAGES = /^\/+(api|assets)(\/|$)|^\/+(health|cdn-health|ready|metrics)\/?$/i;
 
 /**
  * Serves the browser dashboard beside the API: its hashed assets under /assets (cached for a

@@ -81,7 +81,10 @@ describe('the browser dashboard in Chromium', function () {
     const asset = await fetch(`${core.url}${script}`);
     expect(asset.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
     expect(asset.headers.get('content-type')).to.match(/javascript/);
-    expect((await fetch(`${core.url}/api/v1/nothing-here`)).headers.get('content-type')).to.match(/json/);
+    for (const apiPath of ['/api/v1/nothing-here', '/API/v1/nothing-here', '//api/v1/domains', '/Health/']) {
+      const answer = await fetch(`${core.url}${apiPath}`);
+      expect(answer.headers.get('content-type'), apiPath).to.match(/json/);
+    }
     expect((await fetch(`${core.url}/assets/missing.js`)).status).to.equal(404);
   });
 
@@ -228,9 +231,14 @@ describe('the browser dashboard in Chromium', function () {
     await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.90', proxied: true }, 201);
     const geo = (await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'eu', content: '192.0.2.91', routing_policy: 'geo' }, 201)).data;
     await core.put(`/api/v1/domains/${domain.id}/dns/records/${geo.id}/geo-routes`, { routes: [{ scope: 'country', code: 'DE', target: '192.0.2.92' }, { scope: 'default', target: '192.0.2.91' }] });
-    const plan = '### CDN plan\n\n`creates=1 updates=0 deletes=0`\n\n| domain | action |\n|---|---|\n| git-owned.example | update |\n\n<details><summary><b>git-owned.example</b>: 1 to create</summary>\n\n| | resource | item |\n|---|---|---|\n| + | record | `A www <script>alert(1)</script>` |\n\n</details>\n';
+    const plan = '### CDN plan\n\n`creates=1 updates=0 deletes=0`\n\n| domain | action |\n|---|---|\n| git-owned.example | update |\n\n<details><summary><b>git-owned.example</b>: 1 to create</summary>\n\n| | resource | item |\n|---|---|---|\n| + | record | `A www <script>alert(1)</script>` |\n\n</details>\n\n[the runbook](https://docs.example/runbook) [click](javascript:alert(1)) ![tracker](https://evil.example/pixel.png) <img src=x onerror=alert(1)>\n';
+    await core.post(`/api/v1/domains/${domain.id}/origins`, { host: 'kept.git-owned.example' }, 201);
+    const notInGit = [{ domain: 'git-owned.example', resource: 'origin', key: 'https://kept.git-owned.example:443' }];
     const drift = [{ domain: 'git-owned.example', resource: 'record', key: 'A www 192.0.2.90', action: 'update', fields: [{ field: 'ttl', before: 300, after: 600 }] }];
-    await core.post('/api/v1/gitops/runs', { repo: 'https://git.example/cdn.git', branch: 'main', commit_sha: 'c'.repeat(40), trigger: 'webhook', status: 'applied', started_at: 1_700_000_000, finished_at: 1_700_000_001, domains: [{ domain: 'git-owned.example', ok: true, applied: 2 }], managed: [{ domain: 'git-owned.example', file: 'domains/git-owned.example.yaml' }], plan_markdown: plan, drift }, 201);
+    await core.post('/api/v1/gitops/runs', { repo: 'https://git.example/cdn.git', branch: 'main', commit_sha: 'c'.repeat(40), trigger: 'webhook', status: 'applied', started_at: 1_700_000_000, finished_at: 1_700_000_001, domains: [{ domain: 'git-owned.example', ok: true, applied: 2 }], managed: [{ domain: 'git-owned.example', file: 'domains/git-owned.example.yaml' }], plan_markdown: plan, drift, not_in_git: notInGit }, 201);
+    const listed = (await core.get('/api/v1/gitops/runs?limit=1')).data[0];
+    expect(listed).to.not.have.any.keys('plan_markdown', 'managed');
+    expect((await core.get('/api/v1/gitops/status')).data.repos[0].not_in_git).to.deep.equal(notInGit);
     await visit(`/domains/${domain.id}`, 'git-owned.example', 'domain-git-owned');
     expect(await page.getByText('domains/git-owned.example.yaml @ cccccccc').count()).to.equal(1);
     expect(await page.getByRole('button', { name: 'Add record' }).count()).to.equal(0);
@@ -239,8 +247,19 @@ describe('the browser dashboard in Chromium', function () {
     await page.getByText('country DE → 192.0.2.92').waitFor();
     await page.getByRole('button', { name: /YAML of A www\.git-owned\.example/ }).click();
     expect(await page.getByRole('region', { name: 'YAML for a pull request' }).textContent()).to.include('- { type: A, name: "www", content: "192.0.2.90", proxied: true }');
+    await page.goto(`${core.url}/domains/${domain.id}?tab=origins`);
+    await page.getByRole('button', { name: 'Delete origin kept.git-owned.example' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Add origin' }).count()).to.equal(0);
     await visit('/domains', 'Domains', 'domains');
     expect(await page.getByRole('row', { name: /git-owned\.example/ }).textContent()).to.include('domains/git-owned.example.yaml');
+
+    // Until the repository's ownership is known nothing is offered for editing, and a failure to learn it says so.
+    await page.route('**/api/v1/gitops/status', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'database unavailable' }) }));
+    const apiMade = (await core.get('/api/v1/domains?q=ui-made')).data[0];
+    await page.goto(`${core.url}/domains/${apiMade.id}`);
+    await page.getByText(/Could not tell whether a GitOps repository owns this domain/).waitFor();
+    expect(await page.getByRole('button', { name: 'Add record' }).count()).to.equal(0);
+    await page.unroute('**/api/v1/gitops/status');
   });
 
   it('opens the overview, edges, GitOps and audit views without errors', async () => {
@@ -258,7 +277,23 @@ describe('the browser dashboard in Chromium', function () {
     expect(await plan.locator('details summary b').textContent()).to.equal('git-owned.example');
     expect(await plan.locator('script').count()).to.equal(0);
     expect(await plan.textContent()).to.include('<script>alert(1)</script>');
+    expect(await plan.locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href')))).to.deep.equal(['https://docs.example/runbook']);
+    expect(await plan.locator('img').count()).to.equal(0);
     expect(await page.getByText('ttl 300 → 600').count()).to.be.at.least(1);
+  });
+
+  it('returns to the login page when the session has run out', async () => {
+    await page.goto(`${core.url}/`);
+    await page.evaluate(() => {
+      const session = JSON.parse(sessionStorage.getItem('cdn.session')!);
+      sessionStorage.setItem('cdn.session', JSON.stringify({ ...session, expires_at: Math.floor(Date.now() / 1000) - 1 }));
+    });
+    await page.getByRole('link', { name: 'Domains' }).click();
+    await page.getByText('Your session ended. Log in again.').waitFor();
+    await page.getByLabel('Username').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('button', { name: 'Log out' }).waitFor();
   });
 
   it('returns to the login page when the session ends, and after logging out', async () => {
@@ -277,7 +312,7 @@ describe('the browser dashboard in Chromium', function () {
   });
 
   it('wrote no errors to the browser console', () => {
-    // Chromium logs every 4xx answer; the deliberate ones (wrong password, ended session, refused record) are shown by the page itself.
-    expect(consoleErrors.filter((error) => !/^Failed to load resource: the server responded with a status of (401|422)/.test(error))).to.deep.equal([]);
+    // Chromium logs every 4xx answer; the deliberate ones (wrong password, ended session, refused record, the status made to fail) are shown by the page itself.
+    expect(consoleErrors.filter((error) => !/^Failed to load resource: the server responded with a status of (401|422|503)/.test(error))).to.deep.equal([]);
   });
 });

@@ -81,12 +81,14 @@ export function CacheTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
       ) : null}
       <h2>Purge</h2>
       <PurgeForm domain={domain} onPurged={purges.reload} />
+      <p class="visually-hidden" role="status">
+        {open ? 'A purge is in progress.' : 'No purge is in progress.'}
+      </p>
       <Failure failure={purges.failure} />
       {purges.data && purges.data.length === 0 ? <Empty>No purges yet.</Empty> : null}
       {purges.data?.length ? (
         <DataTable
           label={`Purges of ${domain.domain}`}
-          live
           columns={['Requested', 'Scope', 'Status', 'Completed']}
           rows={purges.data}
           rowKey={(purge) => purge.id}

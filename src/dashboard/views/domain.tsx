@@ -29,11 +29,13 @@ export function DomainView() {
   const domain = useApi<Domain>(`/api/v1/domains/${encodeURIComponent(params.id)}`);
   const ownership = useOwnership();
   const owner = domain.data ? ownership.of(domain.data.domain) : undefined;
+  const notInGit = (resource: string) => (key: string) => ownership.isNotInGit(domain.data!.domain, resource, key);
   return (
     <section aria-labelledby="domain-title">
       <Failure failure={domain.failure} />
-      <Loading when={domain.loading && !domain.data} />
-      {domain.data ? (
+      <Loading when={(domain.loading && !domain.data) || (!ownership.known && !ownership.failure)} />
+      {ownership.failure && !ownership.known ? <p class="failure">Could not tell whether a GitOps repository owns this domain ({ownership.failure.message}); it is not offered for editing until that is known. Reload to try again.</p> : null}
+      {domain.data && ownership.known ? (
         <>
           <h1 id="domain-title">{domain.data.domain}</h1>
           <p>
@@ -59,9 +61,9 @@ export function DomainView() {
               </a>
             ))}
           </nav>
-          {tab === 'dns' ? <RecordsTab domain={domain.data} owner={owner} isNotInGit={(key) => ownership.isNotInGit(domain.data!.domain, 'record', key)} /> : null}
-          {tab === 'origins' ? <OriginsTab domain={domain.data} owner={owner} /> : null}
-          {tab === 'rules' ? <RulesTab domain={domain.data} owner={owner} /> : null}
+          {tab === 'dns' ? <RecordsTab domain={domain.data} owner={owner} isNotInGit={notInGit('record')} /> : null}
+          {tab === 'origins' ? <OriginsTab domain={domain.data} owner={owner} isNotInGit={notInGit('origin')} /> : null}
+          {tab === 'rules' ? <RulesTab domain={domain.data} owner={owner} isNotInGit={(section, key) => ownership.isNotInGit(domain.data!.domain, section, key)} /> : null}
           {tab === 'cache' ? <CacheTab domain={domain.data} owner={owner} /> : null}
           {tab === 'ssl' ? <SslTab domain={domain.data} owner={owner} /> : null}
           {tab === 'analytics' ? <AnalyticsTab domain={domain.data} /> : null}

@@ -55,10 +55,12 @@ function AddOrigin({ domain, onAdded }: { domain: Domain; onAdded: () => void })
 }
 
 /** The domain's origins with role, weight and health. */
-export function OriginsTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
+export function OriginsTab({ domain, owner, isNotInGit }: { domain: Domain; owner?: Owner; isNotInGit: (key: string) => boolean }) {
   const origins = useApi<Origin[]>(`/api/v1/domains/${domain.id}/origins?limit=500`);
   const [yaml, setYaml] = useState<string>();
   const [failure, setFailure] = useState<ApiFailure>();
+  // Git owns the domain's origins, except those its last plan kept though the file does not list them.
+  const ownedByGit = (origin: Origin) => owner !== undefined && !isNotInGit(`${origin.scheme}://${origin.host}:${origin.port}`);
   async function remove(origin: Origin) {
     if (!confirm(`Delete origin ${origin.host}?`)) return;
     try {
@@ -87,13 +89,13 @@ export function OriginsTab({ domain, owner }: { domain: Domain; owner?: Owner })
             origin.role,
             origin.weight,
             <Badge tone={HEALTH_TONE[origin.health_status] ?? 'neutral'}>{origin.health_status}</Badge>,
-            owner ? (
-              <button type="button" class="link" onClick={() => setYaml(originYaml(origin))} aria-label={`YAML of origin ${origin.host} for ${owner.file}`}>
-                <Badge tone="git">{owner.file}</Badge>
+            ownedByGit(origin) ? (
+              <button type="button" class="link" onClick={() => setYaml(originYaml(origin))} aria-label={`YAML of origin ${origin.host} for ${owner!.file}`}>
+                <Badge tone="git">{owner!.file}</Badge>
               </button>
             ) : (
               <span class="row-actions">
-                API
+                {owner ? <Badge tone="warn">not in git</Badge> : 'API'}
                 <button type="button" class="small danger" onClick={() => remove(origin)} aria-label={`Delete origin ${origin.host}`}>
                   Delete
                 </button>

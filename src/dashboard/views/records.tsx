@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
-import { Badge, DataTable, Empty, Failure, Loading, PAGE_SIZE, Pager } from '../components.js';
+import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
@@ -194,7 +194,7 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
       ) : null}
       <Pager offset={offset} count={records.data?.length ?? 0} onOffset={setOffset} />
       {editing ? (
-        <div class="editor">
+        <FocusedPanel label={`Edit ${editing.type} ${editing.fqdn}`}>
           <h3>
             Edit {editing.type} {editing.fqdn}
           </h3>
@@ -202,7 +202,7 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
           <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
             Cancel
           </button>
-        </div>
+        </FocusedPanel>
       ) : null}
       {yamlOf && owner ? (
         <div class="snippet" role="region" aria-label="YAML for a pull request">

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
-import { Badge, DataTable, Empty, Failure, Loading } from '../components.js';
+import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading } from '../components.js';
 import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
@@ -72,12 +72,14 @@ function RuleEditor({ domain, kind, rule, onDone }: { domain: Domain; kind: stri
 }
 
 /** Every rule kind of the domain, one at a time: name, priority, match and the kind's own fields. */
-export function RulesTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
+export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?: Owner; isNotInGit: (section: string, key: string) => boolean }) {
   const [kind, setKind] = useState(KINDS[0].path);
   const rules = useApi<Rule[]>(`/api/v1/domains/${domain.id}/${kind}?limit=500`);
   const [editing, setEditing] = useState<Rule | 'new'>();
   const [failure, setFailure] = useState<ApiFailure>();
   const done = () => (setEditing(undefined), rules.reload());
+  // Git owns the domain's rules, except those its last plan kept though the file does not list them (by name, per kind).
+  const ownedByGit = (rule: Rule) => owner !== undefined && !isNotInGit(kind.replace(/-/g, '_'), rule.name);
   async function remove(rule: Rule) {
     if (!confirm(`Delete rule ${rule.name}?`)) return;
     try {
@@ -103,7 +105,7 @@ export function RulesTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
       </label>
       {owner ? (
         <p class="muted">
-          Rules of this domain are read-only here: they live in <code>{owner.file}</code>.
+          Rules that <code>{owner.file}</code> lists are read-only here: change them in a pull request.
         </p>
       ) : null}
       {owner ? null : (
@@ -117,7 +119,7 @@ export function RulesTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
       {rules.data?.length ? (
         <DataTable
           label={KINDS.find((item) => item.path === kind)?.label ?? 'Rules'}
-          columns={['Name', 'Priority', 'State', { label: 'Match', wrap: true }, { label: 'Settings', wrap: true }, ...(owner ? [] : ['Actions'])]}
+          columns={['Name', 'Priority', 'State', { label: 'Match', wrap: true }, { label: 'Settings', wrap: true }, 'Source']}
           rows={rules.data}
           rowKey={(rule) => rule.id}
           cells={(rule) => [
@@ -126,28 +128,29 @@ export function RulesTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
             <Badge tone={rule.enabled ? 'good' : 'neutral'}>{rule.enabled ? 'enabled' : 'disabled'}</Badge>,
             <code>{JSON.stringify(rule.match)}</code>,
             summary(rule),
-            ...(owner
-              ? []
-              : [
-                  <span class="row-actions">
-                    <button type="button" class="small" onClick={() => setEditing(rule)} aria-label={`Edit rule ${rule.name}`}>
-                      Edit
-                    </button>
-                    <button type="button" class="small danger" onClick={() => remove(rule)} aria-label={`Delete rule ${rule.name}`}>
-                      Delete
-                    </button>
-                  </span>,
-                ]),
+            ownedByGit(rule) ? (
+              <Badge tone="git">{owner!.file}</Badge>
+            ) : (
+              <span class="row-actions">
+                {owner ? <Badge tone="warn">not in git</Badge> : 'API'}
+                <button type="button" class="small" onClick={() => setEditing(rule)} aria-label={`Edit rule ${rule.name}`}>
+                  Edit
+                </button>
+                <button type="button" class="small danger" onClick={() => remove(rule)} aria-label={`Delete rule ${rule.name}`}>
+                  Delete
+                </button>
+              </span>
+            ),
           ]}
         />
       ) : null}
       {editing ? (
-        <div class="editor">
+        <FocusedPanel label={editing === 'new' ? 'New rule' : `Edit rule ${editing.name}`}>
           <RuleEditor key={editing === 'new' ? `new-${kind}` : editing.id} domain={domain} kind={kind} rule={editing === 'new' ? undefined : editing} onDone={done} />
           <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
             Cancel
           </button>
-        </div>
+        </FocusedPanel>
       ) : null}
     </div>
   );

@@ -60,10 +60,13 @@ export async function recordRun(db: Db, report: RunReport) {
   return serializeRun(row);
 }
 
-/** Runs newest first. */
+/**
+ * Runs newest first, without their plan Markdown and described domains (large; the status has
+ * them for each repository's latest run).
+ */
 export async function listRuns(db: Db, paging: Paging) {
-  const rows = await db.gitopsRun.findMany({ orderBy: { id: 'desc' }, skip: paging.offset, take: paging.limit });
-  return rows.map(serializeRun);
+  const rows = await db.gitopsRun.findMany({ orderBy: { id: 'desc' }, skip: paging.offset, take: paging.limit, omit: { plan_markdown: true, managed: true } });
+  return rows.map((row) => serializeRun(row as RunRow));
 }
 
 const HEALTHY = new Set(['applied', 'no_changes']);
@@ -72,25 +75,28 @@ function domainsOf(run: RunRow): string[] {
   return (run.domains as { domain?: unknown }[]).flatMap((entry) => (typeof entry?.domain === 'string' ? [entry.domain] : []));
 }
 
-const RUNS_FOR_OWNERSHIP = 200;
+type Managed = { domain: string; file: string };
 
 /**
- * The domains a repository describes (from its newest run that loaded a commit), each with its
- * file and the commit that last wrote to it (else the last good commit): what the dashboard marks
- * as owned by git.
+ * What the repository owns, for the dashboard: the domains of its newest commit that loaded
+ * without problems (a rejected or unfetched commit changes nothing), each with its file and the
+ * commit that last wrote to it (else the last good commit); and the live items its newest planned
+ * run kept though their file does not list them (not_in_git, prune: false).
  */
-async function managedDomains(db: Db, repo: string, lastGood: string | null) {
-  const runs = await db.gitopsRun.findMany({ where: { repo }, orderBy: { id: 'desc' }, take: RUNS_FOR_OWNERSHIP, select: { commit_sha: true, status: true, domains: true, managed: true } });
-  const described = runs.find((run) => (run.managed as unknown[]).length > 0);
-  if (!described) return [];
-  const lastWrite = new Map<string, string>();
-  for (const run of runs) {
-    if (!run.commit_sha) continue;
-    for (const result of run.domains as { domain?: string; ok?: boolean; applied?: number }[]) {
-      if (result?.ok && result.applied && result.domain && !lastWrite.has(result.domain)) lastWrite.set(result.domain, run.commit_sha);
-    }
-  }
-  return (described.managed as { domain: string; file: string }[]).map((item) => ({ ...item, commit: lastWrite.get(item.domain) ?? lastGood }));
+async function ownership(db: Db, repo: string, lastGood: string | null) {
+  const [described] = await db.$queryRaw<{ managed: Managed[] }[]>`
+    SELECT managed FROM gitops_runs WHERE repo = ${repo} AND managed <> '[]'::jsonb ORDER BY id DESC LIMIT 1`;
+  const writes = await db.$queryRaw<{ domain: string; commit_sha: string }[]>`
+    SELECT DISTINCT ON (result->>'domain') result->>'domain' AS domain, run.commit_sha
+    FROM gitops_runs run, jsonb_array_elements(run.domains) AS result
+    WHERE run.repo = ${repo} AND run.commit_sha IS NOT NULL AND result->>'ok' = 'true' AND (result->>'applied')::int > 0
+    ORDER BY result->>'domain', run.id DESC`;
+  const planned = await db.gitopsRun.findFirst({ where: { repo, plan_markdown: { not: null } }, orderBy: { id: 'desc' }, select: { not_in_git: true } });
+  const lastWrite = new Map(writes.map((row) => [row.domain, row.commit_sha]));
+  return {
+    managed: (described?.managed ?? []).map((item) => ({ ...item, commit: lastWrite.get(item.domain) ?? lastGood })),
+    not_in_git: (planned?.not_in_git ?? []) as unknown[],
+  };
 }
 
 /**
@@ -98,8 +104,8 @@ async function managedDomains(db: Db, repo: string, lastGood: string | null) {
  * in force when later commits are rejected), and a state: ok, drifted (git-owned
  * items were changed through the API and left so), rejected (the newest commit
  * does not validate), failed/partial (apply errors) or refused (safety gate);
- * and the domains it owned whose file is gone, left in place (orphaned); the domains it describes
- * with their files and last commits (managed); and the DNS
+ * and the domains it owned whose file is gone, left in place (orphaned); what it owns (managed,
+ * not_in_git); and the DNS
  * publication status of the latest run's domains (dns).
  */
 export async function gitopsStatus(db: Db, config: Config) {
@@ -116,7 +122,7 @@ export async function gitopsStatus(db: Db, config: Config) {
       last_good_commit: good?.commit_sha ?? null,
       last_good_at: unixSeconds(good?.finished_at ?? null),
       orphaned: latest.orphaned as string[],
-      managed: await managedDomains(db, repo.repo, good?.commit_sha ?? null),
+      ...(await ownership(db, repo.repo, good?.commit_sha ?? null)),
       // Whether each domain of the latest run has its zone published as it stands (docs/dns-publishing.md).
       dns: await zoneStatuses(db, config, domainsOf(latest)),
     });

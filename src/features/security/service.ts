@@ -31,10 +31,10 @@ async function countsBy(db: Db, column: 'kind' | 'action' | 'client_country' | '
   return rows.map((row) => ({ value: row.value, count: Number(row.count) }));
 }
 
-// Events per bucket of the window (the window's bucket size), with their actions: for a chart over time.
+// Events per bucket of the window (the window's bucket size, in UTC like the usage aggregates), with their actions: for a chart over time.
 async function eventSeries(db: Db, window: Window, filter: Prisma.Sql) {
   const rows = await db.$queryRaw<{ bucket_start: Date; action: string; count: bigint }[]>`
-    SELECT date_trunc(${window.bucket}, occurred_at) AS bucket_start, action, count(*)::bigint AS count FROM security_events
+    SELECT date_trunc(${window.bucket}, occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket_start, action, count(*)::bigint AS count FROM security_events
     WHERE occurred_at >= ${window.from} AND occurred_at < ${window.to} ${filter}
     GROUP BY 1, 2 ORDER BY 1, 2`;
   const buckets = new Map<number, Record<string, number>>();

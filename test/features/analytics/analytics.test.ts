@@ -50,6 +50,7 @@ describe('usage and cache analytics', () => {
     expect(summary.totals).to.include({ requests: 9, bytes: 6350, cached_requests: 5, status_2xx: 6, status_3xx: 1, status_4xx: 1, status_5xx: 1 });
     expect(summary.series).to.have.length(2);
     expect(summary.top_domains[0]).to.deep.equal({ domain_id: shop.id, requests: 8, bytes: 6300 });
+    expect(summary, 'countries are counted from raw events, for one domain only').to.not.have.property('top_countries');
     const domainSummary = (await core.get(`/api/v1/domains/${shop.id}/analytics/summary?bucket=minute&from=${Math.floor((now - 3 * HOUR) / 1000)}`)).data;
     expect(domainSummary.totals.requests).to.equal(8);
     expect(domainSummary.series).to.have.length(7);
