@@ -3,6 +3,7 @@ import { ApiFailure, api } from '../api.js';
 import { Badge, DataTable, Empty, Failure, Loading } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
+import { deleteAfterAsking } from '../delete-item.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
 
@@ -61,16 +62,7 @@ export function OriginsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
   const [failure, setFailure] = useState<ApiFailure>();
   // Git owns the domain's origins, except those its last plan kept though the file does not list them.
   const ownedByGit = (origin: Origin) => owner !== undefined && !isNotInGit(`${origin.scheme}://${origin.host}:${origin.port}`);
-  async function remove(origin: Origin) {
-    if (!confirm(`Delete origin ${origin.host}?`)) return;
-    try {
-      await api('DELETE', `/api/v1/domains/${domain.id}/origins/${origin.id}`);
-      setFailure(undefined);
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-    origins.reload();
-  }
+  const remove = (origin: Origin) => deleteAfterAsking(`Delete origin ${origin.host}?`, `/api/v1/domains/${domain.id}/origins/${origin.id}`, setFailure, origins.reload);
   return (
     <div>
       <h2>Origins</h2>

@@ -3,6 +3,7 @@ import { ApiFailure, api } from '../api.js';
 import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
+import { deleteAfterAsking } from '../delete-item.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
 
@@ -144,16 +145,7 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
   const [editing, setEditing] = useState<DnsRecord>();
   const records = useApi<DnsRecord[]>(`/api/v1/domains/${domain.id}/dns/records?limit=${PAGE_SIZE}&offset=${offset}`);
   const editable = (record: DnsRecord) => !owner || isNotInGit(`${record.type} ${record.name} ${record.content}`);
-  async function remove(record: DnsRecord) {
-    if (!confirm(`Delete ${record.type} ${record.fqdn} ${record.content}?`)) return;
-    try {
-      await api('DELETE', `/api/v1/domains/${domain.id}/dns/records/${record.id}`);
-      setFailure(undefined);
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-    records.reload();
-  }
+  const remove = (record: DnsRecord) => deleteAfterAsking(`Delete ${record.type} ${record.fqdn} ${record.content}?`, `/api/v1/domains/${domain.id}/dns/records/${record.id}`, setFailure, records.reload);
   return (
     <div>
       <h2>DNS records</h2>

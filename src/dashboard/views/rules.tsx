@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
 import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading } from '../components.js';
 import type { Owner } from '../ownership.js';
+import { deleteAfterAsking } from '../delete-item.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
 
@@ -80,16 +81,7 @@ export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?
   const done = () => (setEditing(undefined), rules.reload());
   // Git owns the domain's rules, except those its last plan kept though the file does not list them (by name, per kind).
   const ownedByGit = (rule: Rule) => owner !== undefined && !isNotInGit(kind.replace(/-/g, '_'), rule.name);
-  async function remove(rule: Rule) {
-    if (!confirm(`Delete rule ${rule.name}?`)) return;
-    try {
-      await api('DELETE', `/api/v1/domains/${domain.id}/${kind}/${rule.id}`);
-      setFailure(undefined);
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-    rules.reload();
-  }
+  const remove = (rule: Rule) => deleteAfterAsking(`Delete rule ${rule.name}?`, `/api/v1/domains/${domain.id}/${kind}/${rule.id}`, setFailure, rules.reload);
   return (
     <div>
       <h2>Rules</h2>
