@@ -89,6 +89,14 @@ describe('bad input', () => {
     await core.post('/api/v1/gitops/runs', { ...run, counts: chain(64) }, 400);
   });
 
+  it('keeps /gitops/status answering when a recorded run holds odd per-domain results', async () => {
+    const run = { repo: 'https://git.example/odd.git', trigger: 'manual', status: 'applied', started_at: 1, commit_sha: 'a'.repeat(40) };
+    const odd = [{ domain: 'odd.example', ok: true, applied: 'lots' }, { domain: 'odd.example', ok: true, applied: 1e308 }, 'a string', [1], { ok: 'true', applied: 2 }, null];
+    await core.post('/api/v1/gitops/runs', { ...run, domains: odd, managed: [{ domain: 'odd.example', file: 'domains/odd.example.yaml' }] }, 201);
+    const status = (await core.get('/api/v1/gitops/status')).data.repos.find((repo: { repo: string }) => repo.repo === run.repo);
+    expect(status.managed).to.deep.equal([{ domain: 'odd.example', file: 'domains/odd.example.yaml', commit: 'a'.repeat(40) }]);
+  });
+
   it('refuses timestamps and versions beyond their columns with 422 naming the field', async () => {
     const run = { repo: 'https://git.example/r.git', trigger: 'manual', status: 'applied', started_at: 1 };
     expect((await core.post('/api/v1/gitops/runs', { ...run, started_at: 1e308 }, 422)).field).to.equal('started_at');

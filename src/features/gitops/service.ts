@@ -81,7 +81,8 @@ type Managed = { domain: string; file: string };
  * What the repository owns, for the dashboard: the domains of its newest commit that loaded
  * without problems (a rejected or unfetched commit changes nothing), each with its file and the
  * commit that last wrote to it (else the last good commit); and the live items its newest planned
- * run kept though their file does not list them (not_in_git, prune: false).
+ * run kept though their file does not list them (not_in_git, prune: false). A run's per-domain
+ * results are what a controller reported (free-form JSON): only well-formed ones count.
  */
 async function ownership(db: Db, repo: string, lastGood: string | null) {
   const [described] = await db.$queryRaw<{ managed: Managed[] }[]>`
@@ -89,7 +90,8 @@ async function ownership(db: Db, repo: string, lastGood: string | null) {
   const writes = await db.$queryRaw<{ domain: string; commit_sha: string }[]>`
     SELECT DISTINCT ON (result->>'domain') result->>'domain' AS domain, run.commit_sha
     FROM gitops_runs run, jsonb_array_elements(run.domains) AS result
-    WHERE run.repo = ${repo} AND run.commit_sha IS NOT NULL AND result->>'ok' = 'true' AND (result->>'applied')::int > 0
+    WHERE run.repo = ${repo} AND run.commit_sha IS NOT NULL AND result->'ok' = 'true'::jsonb AND jsonb_typeof(result->'domain') = 'string'
+      AND CASE WHEN jsonb_typeof(result->'applied') = 'number' THEN (result->'applied')::numeric > 0 ELSE false END
     ORDER BY result->>'domain', run.id DESC`;
   const planned = await db.gitopsRun.findFirst({ where: { repo, plan_markdown: { not: null } }, orderBy: { id: 'desc' }, select: { not_in_git: true } });
   const lastWrite = new Map(writes.map((row) => [row.domain, row.commit_sha]));
