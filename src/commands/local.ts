@@ -67,7 +67,7 @@ function dnsLine(dns: LocalDns, bind: string): string {
 function localBanner(url: string, edgeUrl: string, username: string, password: string, dns: string): string {
   return [
     '',
-    `  CDN core ready at ${url}`,
+    `  CDN core ready at ${url} (the dashboard: open it in a browser and log in as the admin below)`,
     `  CDN edge starting at ${edgeUrl} (readiness: ${edgeUrl}/ready)`,
     dns,
     `  admin username: ${username}`,
