@@ -175,7 +175,7 @@ describe('the browser dashboard in Chromium', function () {
     await visit(`/domains/${domain.id}?tab=ssl`, 'ui-made.example', 'domain-ssl');
   });
 
-  it('edits and deletes a record, writes a rule as JSON (a refusal names its field), and saves cache, SSL and settings forms', async () => {
+  it('edits and deletes a record, writes a rule and geo routes as JSON (a refusal names its field), edits an origin, and saves cache, SSL and settings forms', async () => {
     page.on('dialog', (dialog) => void dialog.accept());
     const domain = (await core.get('/api/v1/domains?q=ui-made')).data[0];
     await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'TXT', name: 'note', content: 'temporary' }, 201);
@@ -196,12 +196,32 @@ describe('the browser dashboard in Chromium', function () {
     const rule = page.getByLabel('New rule as JSON');
     await rule.fill(JSON.stringify({ name: 'docs', match: { paths: [{ kind: 'bogus', value: '/docs' }] }, target: '/documentation/' }));
     await page.getByRole('button', { name: 'Add rule' }).click();
-    await page.locator('#rule-error').getByText(/match\.paths/).waitFor();
+    await page.locator('.json-error').getByText(/match\.paths/).waitFor();
     await rule.fill(JSON.stringify({ name: 'docs', match: { paths: [{ kind: 'exact', value: '/docs' }] }, target: '/documentation/' }));
     await page.getByRole('button', { name: 'Add rule' }).click();
     await page.getByRole('cell', { name: 'docs', exact: true }).waitFor();
     expect((await core.get(`/api/v1/domains/${domain.id}/redirects`)).data.map((item: Json) => item.name)).to.include('docs');
     expect(await seriousViolations(page)).to.deep.equal([]);
+
+    await page.goto(`${core.url}/domains/${domain.id}?tab=origins`);
+    await page.getByRole('button', { name: 'Edit origin origin.ui-made.example' }).click();
+    const origin = page.getByRole('form', { name: 'Origin origin.ui-made.example' });
+    await origin.getByLabel('weight').fill('70');
+    await origin.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('cell', { name: '70', exact: true }).waitFor();
+    expect((await core.get(`/api/v1/domains/${domain.id}/origins`)).data[0].weight).to.equal(70);
+
+    const geo = (await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'geo', content: '192.0.2.70', routing_policy: 'geo' }, 201)).data;
+    await page.goto(`${core.url}/domains/${domain.id}?tab=dns`);
+    await page.getByText('geo routes', { exact: true }).click();
+    const routes = page.getByLabel('Geo routes of geo.ui-made.example as JSON');
+    await routes.fill(JSON.stringify([{ scope: 'country', code: 'ZZ', target: '192.0.2.71' }]));
+    await page.getByRole('button', { name: 'Save routes' }).click();
+    await page.locator('.json-error').getByText(/./).waitFor();
+    await routes.fill(JSON.stringify([{ scope: 'country', code: 'DE', target: '192.0.2.71' }, { scope: 'default', target: '192.0.2.70' }]));
+    await page.getByRole('button', { name: 'Save routes' }).click();
+    await page.getByText('country DE → 192.0.2.71').waitFor();
+    expect((await core.get(`/api/v1/domains/${domain.id}/dns/records/${geo.id}/geo-routes`)).data.map((route: Json) => route.code)).to.deep.equal(['DE', null]);
 
     await page.goto(`${core.url}/domains/${domain.id}?tab=cache`);
     const cache = page.getByRole('form', { name: 'Cache settings' });
@@ -243,7 +263,7 @@ describe('the browser dashboard in Chromium', function () {
     expect(await page.getByText('domains/git-owned.example.yaml @ cccccccc').count()).to.equal(1);
     expect(await page.getByRole('button', { name: 'Add record' }).count()).to.equal(0);
     expect(await page.getByRole('checkbox').count()).to.equal(0);
-    await page.getByText('geo routes').click();
+    await page.getByText('geo routes', { exact: true }).click();
     await page.getByText('country DE → 192.0.2.92').waitFor();
     await page.getByRole('button', { name: /YAML of A www\.git-owned\.example/ }).click();
     expect(await page.getByRole('region', { name: 'YAML for a pull request' }).textContent()).to.include('- { type: A, name: "www", content: "192.0.2.90", proxied: true }');

@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
-import { Badge, DataTable, Empty, Failure, Loading } from '../components.js';
+import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
 import { useApi } from '../use-api.js';
+import { ValuesForm } from '../values-form.js';
 import type { Domain } from './domains.js';
 
 type Origin = { id: string; scheme: string; host: string; port: number; role: string; weight: number; enabled: boolean; drained: boolean; health_status: string };
@@ -55,11 +56,13 @@ function AddOrigin({ domain, onAdded }: { domain: Domain; onAdded: () => void })
   );
 }
 
-/** The domain's origins with role, weight and health. */
+/** The domain's origins with role, weight and health; added, edited and deleted through the API unless git owns them. */
 export function OriginsTab({ domain, owner, isNotInGit }: { domain: Domain; owner?: Owner; isNotInGit: (key: string) => boolean }) {
-  const origins = useApi<Origin[]>(`/api/v1/domains/${domain.id}/origins?limit=500`);
+  const [offset, setOffset] = useState(0);
+  const origins = useApi<Origin[]>(`/api/v1/domains/${domain.id}/origins?limit=${PAGE_SIZE}&offset=${offset}`);
   const [yaml, setYaml] = useState<string>();
   const [failure, setFailure] = useState<ApiFailure>();
+  const [editing, setEditing] = useState<Origin>();
   // Git owns the domain's origins, except those its last plan kept though the file does not list them.
   const ownedByGit = (origin: Origin) => owner !== undefined && !isNotInGit(`${origin.scheme}://${origin.host}:${origin.port}`);
   const remove = (origin: Origin) => deleteAfterAsking(`Delete origin ${origin.host}?`, `/api/v1/domains/${domain.id}/origins/${origin.id}`, setFailure, origins.reload);
@@ -88,6 +91,9 @@ export function OriginsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
             ) : (
               <span class="row-actions">
                 {owner ? <Badge tone="warn">not in git</Badge> : 'API'}
+                <button type="button" class="small" onClick={() => setEditing(origin)} aria-label={`Edit origin ${origin.host}`}>
+                  Edit
+                </button>
                 <button type="button" class="small danger" onClick={() => remove(origin)} aria-label={`Delete origin ${origin.host}`}>
                   Delete
                 </button>
@@ -95,6 +101,25 @@ export function OriginsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
             ),
           ]}
         />
+      ) : null}
+      <Pager offset={offset} count={origins.data?.length ?? 0} onOffset={setOffset} />
+      {editing ? (
+        <FocusedPanel label={`Edit origin ${editing.host}`}>
+          <h3>Edit origin {editing.host}</h3>
+          <ValuesForm
+            key={editing.id}
+            label={`Origin ${editing.host}`}
+            values={{ host: editing.host, port: editing.port, role: editing.role, weight: editing.weight, enabled: editing.enabled, drained: editing.drained }}
+            onSave={async (changed) => {
+              await api('PATCH', `/api/v1/domains/${domain.id}/origins/${editing.id}`, changed);
+              setEditing(undefined);
+              origins.reload();
+            }}
+          />
+          <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
+            Cancel
+          </button>
+        </FocusedPanel>
       ) : null}
       {yaml && owner ? (
         <div class="snippet" role="region" aria-label="YAML for a pull request">

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
 import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
+import { JsonEditor } from '../json-editor.js';
 import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
 import { useApi } from '../use-api.js';
@@ -91,30 +92,44 @@ function RecordForm({ domain, editing, onDone }: { domain: Domain; editing?: Dns
 
 type GeoRoute = { id: string; scope: string; code: string | null; target: string };
 
-/** A record's geo routes (answers by the client's country, continent or region), read when opened. */
-function GeoRoutes({ domain, record }: { domain: Domain; record: DnsRecord }) {
-  const routes = useApi<GeoRoute[]>(`/api/v1/domains/${domain.id}/dns/records/${record.id}/geo-routes`);
-  if (routes.failure) return <Failure failure={routes.failure} />;
+/** A record's geo routes (answers by the client's country, continent or region), read when opened; replaced as JSON when editable. */
+function GeoRoutes({ domain, record, editable }: { domain: Domain; record: DnsRecord; editable: boolean }) {
+  const path = `/api/v1/domains/${domain.id}/dns/records/${record.id}/geo-routes`;
+  const routes = useApi<GeoRoute[]>(path);
+  if (routes.failure && !routes.data) return <Failure failure={routes.failure} />;
   if (!routes.data) return <Loading when />;
-  if (routes.data.length === 0) return <span class="muted">no routes: every client gets the content</span>;
   return (
-    <ul class="geo">
-      {routes.data.map((route) => (
-        <li key={route.id}>
-          {route.scope}
-          {route.code ? ` ${route.code}` : ''} → {route.target}
-        </li>
-      ))}
-    </ul>
+    <>
+      {routes.data.length === 0 ? <span class="muted">no routes: every client gets the content</span> : null}
+      <ul class="geo">
+        {routes.data.map((route) => (
+          <li key={route.id}>
+            {route.scope}
+            {route.code ? ` ${route.code}` : ''} → {route.target}
+          </li>
+        ))}
+      </ul>
+      {editable ? (
+        <JsonEditor
+          label={`Geo routes of ${record.fqdn} as JSON`}
+          initial={routes.data.map(({ scope, code, target }) => (code ? { scope, code, target } : { scope, target }))}
+          submitLabel="Save routes"
+          onSave={async (value) => {
+            await api('PUT', path, { routes: value });
+            routes.reload();
+          }}
+        />
+      ) : null}
+    </>
   );
 }
 
-function Routing({ domain, record }: { domain: Domain; record: DnsRecord }) {
+function Routing({ domain, record, editable }: { domain: Domain; record: DnsRecord; editable: boolean }) {
   if (record.routing_policy !== 'geo') return <>{record.routing_policy}</>;
   return (
     <details>
       <summary>geo routes</summary>
-      <GeoRoutes domain={domain} record={record} />
+      <GeoRoutes domain={domain} record={record} editable={editable} />
     </details>
   );
 }
@@ -165,7 +180,7 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
             record.content,
             record.ttl,
             editable(record) ? <ProxiedToggle domain={domain} record={record} onChanged={(problem) => (setFailure(problem), records.reload())} /> : record.proxied ? 'proxied' : 'DNS only',
-            <Routing domain={domain} record={record} />,
+            <Routing domain={domain} record={record} editable={editable(record)} />,
             editable(record) ? (
               <span class="row-actions">
                 {owner ? <Badge tone="warn">not in git</Badge> : 'API'}

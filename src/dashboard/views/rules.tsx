@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
-import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading } from '../components.js';
+import { JsonEditor } from '../json-editor.js';
+import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
 import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
 import { useApi } from '../use-api.js';
@@ -33,49 +34,27 @@ function editable(rule: Rule): Record<string, unknown> {
   return Object.fromEntries(Object.entries(rule).filter(([key, value]) => !READ_ONLY.has(key) && value !== null));
 }
 
-/**
- * A rule as JSON (the API's own fields, docs/rules.md): a new one is POSTed, an edited one PATCHed.
- * The API's refusal names the field (`match.paths.0.value`) and is shown under the text.
- */
+/** A rule as the API's JSON (its own fields, docs/rules.md): a new one is POSTed, an edited one PATCHed. */
 function RuleEditor({ domain, kind, rule, onDone }: { domain: Domain; kind: string; rule?: Rule; onDone: () => void }) {
-  const [text, setText] = useState(JSON.stringify(rule ? editable(rule) : { name: '', match: {} }, null, 2));
-  const [failure, setFailure] = useState<ApiFailure>();
-  async function submit(event: Event) {
-    event.preventDefault();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (error) {
-      setFailure(new ApiFailure(0, 'not valid JSON', undefined, (error as Error).message));
-      return;
-    }
-    try {
-      if (rule) await api('PATCH', `/api/v1/domains/${domain.id}/${kind}/${rule.id}`, body);
-      else await api('POST', `/api/v1/domains/${domain.id}/${kind}`, body);
-      setFailure(undefined);
-      onDone();
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-  }
   return (
-    <form onSubmit={submit} aria-label={rule ? `Edit rule ${rule.name}` : 'New rule'}>
-      <label class="wide">
-        {rule ? `Rule ${rule.name} as JSON` : 'New rule as JSON'}
-        <textarea name="rule" spellcheck={false} value={text} onInput={(event) => setText(event.currentTarget.value)} aria-describedby="rule-error" />
-      </label>
-      <p id="rule-error" class="field-error" role={failure ? 'alert' : undefined}>
-        {failure ? `${failure.field ? `${failure.field}: ` : ''}${failure.detail ?? failure.error}` : ''}
-      </p>
-      <button type="submit">{rule ? 'Save rule' : 'Add rule'}</button>
-    </form>
+    <JsonEditor
+      label={rule ? `Rule ${rule.name} as JSON` : 'New rule as JSON'}
+      initial={rule ? editable(rule) : { name: '', match: {} }}
+      submitLabel={rule ? 'Save rule' : 'Add rule'}
+      onSave={async (body) => {
+        if (rule) await api('PATCH', `/api/v1/domains/${domain.id}/${kind}/${rule.id}`, body);
+        else await api('POST', `/api/v1/domains/${domain.id}/${kind}`, body);
+        onDone();
+      }}
+    />
   );
 }
 
 /** Every rule kind of the domain, one at a time: name, priority, match and the kind's own fields. */
 export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?: Owner; isNotInGit: (section: string, key: string) => boolean }) {
   const [kind, setKind] = useState(KINDS[0].path);
-  const rules = useApi<Rule[]>(`/api/v1/domains/${domain.id}/${kind}?limit=500`);
+  const [offset, setOffset] = useState(0);
+  const rules = useApi<Rule[]>(`/api/v1/domains/${domain.id}/${kind}?limit=${PAGE_SIZE}&offset=${offset}`);
   const [editing, setEditing] = useState<Rule | 'new'>();
   const [failure, setFailure] = useState<ApiFailure>();
   const done = () => (setEditing(undefined), rules.reload());
@@ -87,7 +66,7 @@ export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?
       <h2>Rules</h2>
       <label>
         Kind
-        <select name="kind" value={kind} onChange={(event) => (setKind(event.currentTarget.value), setEditing(undefined))}>
+        <select name="kind" value={kind} onChange={(event) => (setKind(event.currentTarget.value), setEditing(undefined), setOffset(0))}>
           {KINDS.map((item) => (
             <option key={item.path} value={item.path}>
               {item.label}
@@ -136,6 +115,7 @@ export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?
           ]}
         />
       ) : null}
+      <Pager offset={offset} count={rules.data?.length ?? 0} onOffset={setOffset} />
       {editing ? (
         <FocusedPanel label={editing === 'new' ? 'New rule' : `Edit rule ${editing.name}`}>
           <RuleEditor key={editing === 'new' ? `new-${kind}` : editing.id} domain={domain} kind={kind} rule={editing === 'new' ? undefined : editing} onDone={done} />

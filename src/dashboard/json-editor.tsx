@@ -1,0 +1,40 @@
+import { useState } from 'preact/hooks';
+import { ApiFailure } from './api.js';
+
+/**
+ * A value edited as the API's JSON (a rule, a record's geo routes): saving parses it and hands it to
+ * `onSave`; a parse error, or the API's refusal naming its field (`match.paths.0.value`), is shown under it.
+ */
+export function JsonEditor({ label, initial, submitLabel, onSave }: { label: string; initial: unknown; submitLabel: string; onSave: (value: unknown) => Promise<void> }) {
+  const [text, setText] = useState(JSON.stringify(initial, null, 2));
+  const [failure, setFailure] = useState<ApiFailure>();
+  const errorId = `${label.replace(/\W+/g, '-')}-error`;
+  async function submit(event: Event) {
+    event.preventDefault();
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      setFailure(new ApiFailure(0, 'not valid JSON', undefined, (error as Error).message));
+      return;
+    }
+    try {
+      await onSave(value);
+      setFailure(undefined);
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+  }
+  return (
+    <form onSubmit={submit} aria-label={label.replace(/ as JSON$/, '')}>
+      <label class="wide">
+        {label}
+        <textarea name="json" spellcheck={false} value={text} onInput={(event) => setText(event.currentTarget.value)} aria-describedby={errorId} />
+      </label>
+      <p id={errorId} class="field-error json-error" role={failure ? 'alert' : undefined}>
+        {failure ? `${failure.field ? `${failure.field}: ` : ''}${failure.detail ?? failure.error}` : ''}
+      </p>
+      <button type="submit">{submitLabel}</button>
+    </form>
+  );
+}
