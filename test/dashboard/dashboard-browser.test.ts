@@ -267,6 +267,11 @@ describe('the browser dashboard in Chromium', function () {
     await page.getByText('country DE → 192.0.2.92').waitFor();
     await page.getByRole('button', { name: /YAML of A www\.git-owned\.example/ }).click();
     expect(await page.getByRole('region', { name: 'YAML for a pull request' }).textContent()).to.include('- { type: A, name: "www", content: "192.0.2.90", proxied: true }');
+    await core.post(`/api/v1/domains/${domain.id}/redirects`, { name: 'from git', match: { paths: [{ kind: 'exact', value: '/a' }] }, target: '/b' }, 201);
+    await page.goto(`${core.url}/domains/${domain.id}?tab=rules`);
+    await page.getByRole('button', { name: 'YAML of rule from git for domains/git-owned.example.yaml' }).click();
+    expect(await page.getByRole('region', { name: 'YAML for a pull request' }).textContent()).to.include('under redirects: in domains/git-owned.example.yaml').and.include('- {"name":"from git"');
+    expect(await page.getByRole('button', { name: 'New rule' }).count()).to.equal(0);
     await page.goto(`${core.url}/domains/${domain.id}?tab=origins`);
     await page.getByRole('button', { name: 'Delete origin kept.git-owned.example' }).waitFor();
     expect(await page.getByRole('button', { name: 'Add origin' }).count()).to.equal(0);

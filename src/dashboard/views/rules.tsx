@@ -54,19 +54,21 @@ function RuleEditor({ domain, kind, rule, onDone }: { domain: Domain; kind: stri
 export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?: Owner; isNotInGit: (section: string, key: string) => boolean }) {
   const [kind, setKind] = useState(KINDS[0].path);
   const [offset, setOffset] = useState(0);
+  const [yaml, setYaml] = useState<string>();
+  const section = kind.replace(/-/g, '_');
   const rules = useApi<Rule[]>(`/api/v1/domains/${domain.id}/${kind}?limit=${PAGE_SIZE}&offset=${offset}`);
   const [editing, setEditing] = useState<Rule | 'new'>();
   const [failure, setFailure] = useState<ApiFailure>();
   const done = () => (setEditing(undefined), rules.reload());
   // Git owns the domain's rules, except those its last plan kept though the file does not list them (by name, per kind).
-  const ownedByGit = (rule: Rule) => owner !== undefined && !isNotInGit(kind.replace(/-/g, '_'), rule.name);
+  const ownedByGit = (rule: Rule) => owner !== undefined && !isNotInGit(section, rule.name);
   const remove = (rule: Rule) => deleteAfterAsking(`Delete rule ${rule.name}?`, `/api/v1/domains/${domain.id}/${kind}/${rule.id}`, setFailure, rules.reload);
   return (
     <div>
       <h2>Rules</h2>
       <label>
         Kind
-        <select name="kind" value={kind} onChange={(event) => (setKind(event.currentTarget.value), setEditing(undefined), setOffset(0))}>
+        <select name="kind" value={kind} onChange={(event) => (setKind(event.currentTarget.value), setEditing(undefined), setOffset(0), setYaml(undefined))}>
           {KINDS.map((item) => (
             <option key={item.path} value={item.path}>
               {item.label}
@@ -100,7 +102,10 @@ export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?
             <code>{JSON.stringify(rule.match)}</code>,
             summary(rule),
             ownedByGit(rule) ? (
-              <Badge tone="git">{owner!.file}</Badge>
+              // JSON is YAML too: the rule as one flow mapping, ready for the file's list.
+              <button type="button" class="link" onClick={() => setYaml(`  - ${JSON.stringify(editable(rule))}`)} aria-label={`YAML of rule ${rule.name} for ${owner!.file}`}>
+                <Badge tone="git">{owner!.file}</Badge>
+              </button>
             ) : (
               <span class="row-actions">
                 {owner ? <Badge tone="warn">not in git</Badge> : 'API'}
@@ -116,6 +121,16 @@ export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?
         />
       ) : null}
       <Pager offset={offset} count={rules.data?.length ?? 0} onOffset={setOffset} />
+      {yaml && owner ? (
+        <div class="snippet" role="region" aria-label="YAML for a pull request">
+          <p>
+            Change it under <code>{section}:</code> in <code>{owner.file}</code>:
+          </p>
+          <pre>
+            <code>{yaml}</code>
+          </pre>
+        </div>
+      ) : null}
       {editing ? (
         <FocusedPanel label={editing === 'new' ? 'New rule' : `Edit rule ${editing.name}`}>
           <RuleEditor key={editing === 'new' ? `new-${kind}` : editing.id} domain={domain} kind={kind} rule={editing === 'new' ? undefined : editing} onDone={done} />
