@@ -15,7 +15,7 @@ import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/
 import { startCoreProcess } from './core-process.js';
 
 const DOMAINS = 1000;
-const ROUNDS = 5;
+const ROUNDS = 9;
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 
 async function loadData(url: string): Promise<void> {

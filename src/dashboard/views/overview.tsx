@@ -23,10 +23,10 @@ export function runTone(status: string): 'good' | 'warn' | 'bad' | 'neutral' {
 /** Totals, warnings, recent GitOps runs and edge pool health, from /overview, /overview/warnings and /gitops/runs. */
 export function OverviewView() {
   const overview = useApi<Overview>('/api/v1/overview');
-  const warnings = useApi<{ count: number; warnings: Warning[] }>('/api/v1/overview/warnings');
-  const runs = useApi<Run[]>('/api/v1/gitops/runs?limit=5');
   const [allWarnings, setAllWarnings] = useState(false);
-  const listed = warnings.data ? (allWarnings ? warnings.data.warnings : warnings.data.warnings.slice(0, WARNINGS_SHOWN)) : [];
+  const warnings = useApi<{ count: number; warnings: Warning[] }>(`/api/v1/overview/warnings${allWarnings ? '' : `?limit=${WARNINGS_SHOWN}`}`);
+  const runs = useApi<Run[]>('/api/v1/gitops/runs?limit=5');
+  const listed = warnings.data?.warnings ?? [];
   const data = overview.data;
   return (
     <section aria-labelledby="overview-title">

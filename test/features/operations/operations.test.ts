@@ -46,6 +46,10 @@ describe('overview, warnings and security events', () => {
 
   it('lists actionable warnings, most severe first', async () => {
     const { count, warnings } = (await core.get('/api/v1/overview/warnings')).data;
+    const first = (await core.get('/api/v1/overview/warnings?limit=1')).data;
+    expect(first.count).to.equal(count);
+    expect(first.warnings).to.deep.equal(warnings.slice(0, 1));
+    for (const limit of ['0', '501', 'x', '1.5']) expect((await core.get(`/api/v1/overview/warnings?limit=${limit}`, 422)).field).to.equal('limit');
     const codes = warnings.map((warning: Json) => warning.code);
     expect(codes).to.include.members(['certificate_expiring', 'edge_stale', 'origins_without_primary', 'domain_waiting_for_nameservers']);
     expect(count).to.equal(warnings.length);
