@@ -100,8 +100,8 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
     assertStorablePath(params);
     const given = route.body ? (operation.body ?? (route.optionalBody ? {} : undefined)) : undefined;
     if (route.body && given === undefined) throw new ValidationError(undefined, 'this operation needs a body');
-    // Validation fills defaults into its own copy: the operations stay as sent for a retried attempt.
-    const sent = given === undefined ? undefined : structuredClone(given);
+    // Validation fills defaults into a copy: the operation stays as sent, for the audit log and for a retried attempt.
+    const sent = given;
     const body = given === undefined ? undefined : structuredClone(given);
     if (route.body) assertValid(validatorFor(deps.ajv, route.body), body);
     return { route, scoped: { ...context, params, query: {}, body, sent } };

@@ -181,6 +181,7 @@ describe('the browser dashboard in Chromium', function () {
     await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'TXT', name: 'note', content: 'temporary' }, 201);
     await page.goto(`${core.url}/domains/${domain.id}?tab=dns`);
     await page.getByRole('button', { name: 'Edit A www.ui-made.example' }).click();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'the editor takes the focus').to.equal('Edit A www.ui-made.example');
     const editor = page.getByRole('form', { name: 'Edit A www.ui-made.example' });
     await editor.getByLabel('TTL').fill('900');
     await editor.getByRole('button', { name: 'Save record' }).click();
@@ -289,6 +290,9 @@ describe('the browser dashboard in Chromium', function () {
 
   it('opens the overview, edges, GitOps and audit views without errors', async () => {
     await visit('/', 'Overview', 'overview');
+    await page.getByRole('link', { name: 'Edges' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Edges' }).waitFor();
+    expect(await page.evaluate(() => [document.title, document.activeElement?.id])).to.deep.equal(['Edges · CDN control plane', 'main']);
     await visit('/edges', 'Edges', 'edges');
     expect(await page.getByRole('row', { name: /edge-de-1/ }).textContent()).to.include('DE');
     await visit('/audit', 'Audit log', 'audit');

@@ -4,6 +4,7 @@ import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pag
 import { FieldError, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
+import { SourceCell, YamlSnippet } from '../item-source.js';
 import { useApi } from '../use-api.js';
 import { ValuesForm } from '../values-form.js';
 import type { Domain } from './domains.js';
@@ -84,21 +85,14 @@ export function OriginsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
             origin.role,
             origin.weight,
             <Badge tone={HEALTH_TONE[origin.health_status] ?? 'neutral'}>{origin.health_status}</Badge>,
-            ownedByGit(origin) ? (
-              <button type="button" class="link" onClick={() => setYaml(originYaml(origin))} aria-label={`YAML of origin ${origin.host} for ${owner!.file}`}>
-                <Badge tone="git">{owner!.file}</Badge>
-              </button>
-            ) : (
-              <span class="row-actions">
-                {owner ? <Badge tone="warn">not in git</Badge> : 'API'}
-                <button type="button" class="small" onClick={() => setEditing(origin)} aria-label={`Edit origin ${origin.host}`}>
-                  Edit
-                </button>
-                <button type="button" class="small danger" onClick={() => remove(origin)} aria-label={`Delete origin ${origin.host}`}>
-                  Delete
-                </button>
-              </span>
-            ),
+            <SourceCell
+              item={`origin ${origin.host}`}
+              owner={owner}
+              ownedByGit={ownedByGit(origin)}
+              onYaml={() => setYaml(originYaml(origin))}
+              onEdit={() => setEditing(origin)}
+              onDelete={() => remove(origin)}
+            />,
           ]}
         />
       ) : null}
@@ -121,16 +115,7 @@ export function OriginsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
           </button>
         </FocusedPanel>
       ) : null}
-      {yaml && owner ? (
-        <div class="snippet" role="region" aria-label="YAML for a pull request">
-          <p>
-            Change it under <code>origins:</code> in <code>{owner.file}</code>:
-          </p>
-          <pre>
-            <code>{yaml}</code>
-          </pre>
-        </div>
-      ) : null}
+      <YamlSnippet yaml={yaml} section="origins" owner={owner} />
     </div>
   );
 }

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
-import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
+import { DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
+import { SourceCell, YamlSnippet } from '../item-source.js';
 import { JsonEditor } from '../json-editor.js';
 import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
@@ -181,21 +182,14 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
             record.ttl,
             editable(record) ? <ProxiedToggle domain={domain} record={record} onChanged={(problem) => (setFailure(problem), records.reload())} /> : record.proxied ? 'proxied' : 'DNS only',
             <Routing domain={domain} record={record} editable={editable(record)} />,
-            editable(record) ? (
-              <span class="row-actions">
-                {owner ? <Badge tone="warn">not in git</Badge> : 'API'}
-                <button type="button" class="small" onClick={() => setEditing(record)} aria-label={`Edit ${record.type} ${record.fqdn}`}>
-                  Edit
-                </button>
-                <button type="button" class="small danger" onClick={() => remove(record)} aria-label={`Delete ${record.type} ${record.fqdn}`}>
-                  Delete
-                </button>
-              </span>
-            ) : (
-              <button type="button" class="link" onClick={() => setYamlOf(recordYaml(record))} aria-label={`YAML of ${record.type} ${record.fqdn} for ${owner!.file}`}>
-                <Badge tone="git">{owner!.file}</Badge>
-              </button>
-            ),
+            <SourceCell
+              item={`${record.type} ${record.fqdn}`}
+              owner={owner}
+              ownedByGit={!editable(record)}
+              onYaml={() => setYamlOf(recordYaml(record))}
+              onEdit={() => setEditing(record)}
+              onDelete={() => remove(record)}
+            />,
           ]}
         />
       ) : null}
@@ -211,19 +205,7 @@ export function RecordsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
           </button>
         </FocusedPanel>
       ) : null}
-      {yamlOf && owner ? (
-        <div class="snippet" role="region" aria-label="YAML for a pull request">
-          <p>
-            Change it under <code>records:</code> in <code>{owner.file}</code> and open a pull request:
-          </p>
-          <pre>
-            <code>{yamlOf}</code>
-          </pre>
-          <button type="button" onClick={() => navigator.clipboard?.writeText(yamlOf)}>
-            Copy
-          </button>
-        </div>
-      ) : null}
+      <YamlSnippet yaml={yamlOf} section="records" owner={owner} />
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { JsonEditor } from '../json-editor.js';
 import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
 import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
+import { SourceCell, YamlSnippet } from '../item-source.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
 
@@ -30,7 +31,7 @@ function summary(rule: Rule): string {
 // Fields the API sets: left out of what the editor shows and sends.
 const READ_ONLY = new Set(['id', 'domain_id', 'created_at', 'updated_at', 'legacy']);
 
-function editable(rule: Rule): Record<string, unknown> {
+function ruleBody(rule: Rule): Record<string, unknown> {
   return Object.fromEntries(Object.entries(rule).filter(([key, value]) => !READ_ONLY.has(key) && value !== null));
 }
 
@@ -39,7 +40,7 @@ function RuleEditor({ domain, kind, rule, onDone }: { domain: Domain; kind: stri
   return (
     <JsonEditor
       label={rule ? `Rule ${rule.name} as JSON` : 'New rule as JSON'}
-      initial={rule ? editable(rule) : { name: '', match: {} }}
+      initial={rule ? ruleBody(rule) : { name: '', match: {} }}
       submitLabel={rule ? 'Save rule' : 'Add rule'}
       onSave={async (body) => {
         if (rule) await api('PATCH', `/api/v1/domains/${domain.id}/${kind}/${rule.id}`, body);
@@ -101,36 +102,20 @@ export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?
             <Badge tone={rule.enabled ? 'good' : 'neutral'}>{rule.enabled ? 'enabled' : 'disabled'}</Badge>,
             <code>{JSON.stringify(rule.match)}</code>,
             summary(rule),
-            ownedByGit(rule) ? (
+            <SourceCell
+              item={`rule ${rule.name}`}
+              owner={owner}
+              ownedByGit={ownedByGit(rule)}
               // JSON is YAML too: the rule as one flow mapping, ready for the file's list.
-              <button type="button" class="link" onClick={() => setYaml(`  - ${JSON.stringify(editable(rule))}`)} aria-label={`YAML of rule ${rule.name} for ${owner!.file}`}>
-                <Badge tone="git">{owner!.file}</Badge>
-              </button>
-            ) : (
-              <span class="row-actions">
-                {owner ? <Badge tone="warn">not in git</Badge> : 'API'}
-                <button type="button" class="small" onClick={() => setEditing(rule)} aria-label={`Edit rule ${rule.name}`}>
-                  Edit
-                </button>
-                <button type="button" class="small danger" onClick={() => remove(rule)} aria-label={`Delete rule ${rule.name}`}>
-                  Delete
-                </button>
-              </span>
-            ),
+              onYaml={() => setYaml(`  - ${JSON.stringify(ruleBody(rule))}`)}
+              onEdit={() => setEditing(rule)}
+              onDelete={() => remove(rule)}
+            />,
           ]}
         />
       ) : null}
       <Pager offset={offset} count={rules.data?.length ?? 0} onOffset={setOffset} />
-      {yaml && owner ? (
-        <div class="snippet" role="region" aria-label="YAML for a pull request">
-          <p>
-            Change it under <code>{section}:</code> in <code>{owner.file}</code>:
-          </p>
-          <pre>
-            <code>{yaml}</code>
-          </pre>
-        </div>
-      ) : null}
+      <YamlSnippet yaml={yaml} section={section} owner={owner} />
       {editing ? (
         <FocusedPanel label={editing === 'new' ? 'New rule' : `Edit rule ${editing.name}`}>
           <RuleEditor key={editing === 'new' ? `new-${kind}` : editing.id} domain={domain} kind={kind} rule={editing === 'new' ? undefined : editing} onDone={done} />
