@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
+import { testPool } from '../support/database.js';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config/load.js';
 import { LOCK_KEYS } from '../../src/db/advisory-lock.js';
@@ -64,7 +65,7 @@ describe('retention scheduler', () => {
   it('needs only the one connection that holds the lock: a run completes on a pool of one', async () => {
     const now = new Date();
     await seed(now);
-    const single = new pg.Pool({ connectionString: core.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
+    const single = testPool({ connectionString: core.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
     try {
       const result = await runRetention(core.db, single, config, now);
       expect(result).to.deep.include({ outcome: 'ran', error: null });

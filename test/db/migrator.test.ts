@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { MIGRATIONS_DIR, MigrationError, migrate, migrationStatus, readMigrations } from '../../src/db/migrator.js';
-import { createTestDatabase, dropTestDatabase } from '../support/database.js';
+import { createTestDatabase, dropTestDatabase, testPool } from '../support/database.js';
 
 describe('migrator', () => {
   let url: string;
@@ -14,7 +14,7 @@ describe('migrator', () => {
 
   beforeEach(async () => {
     url = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: url, max: 4 });
+    pool = testPool({ connectionString: url, max: 4 });
     dir = await mkdtemp(path.join(tmpdir(), 'cdn-migrations-'));
     await cp(MIGRATIONS_DIR, dir, { recursive: true });
   });
@@ -42,7 +42,7 @@ describe('migrator', () => {
   });
 
   it('lets only one of two concurrent migrators apply each migration', async () => {
-    const other = new pg.Pool({ connectionString: url, max: 2 });
+    const other = testPool({ connectionString: url, max: 2 });
     try {
       const [first, second] = await Promise.all([migrate(pool, dir), migrate(other, dir)]);
       expect([...first, ...second]).to.deep.equal((await readMigrations(dir)).map((file) => file.name));

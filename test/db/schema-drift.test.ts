@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import pg from 'pg';
 import { migrate } from '../../src/db/migrator.js';
-import { createTestDatabase, dropTestDatabase } from '../support/database.js';
+import { createTestDatabase, dropTestDatabase, testPool } from '../support/database.js';
 import { describeSchema } from './introspect.js';
 
 const run = promisify(execFile);
@@ -24,7 +24,7 @@ describe('migrations match schema.prisma', function () {
     const derived = await createTestDatabase();
     urls.push(migrated, derived);
 
-    const pool = new pg.Pool({ connectionString: migrated });
+    const pool = testPool({ connectionString: migrated });
     await migrate(pool);
     await pool.end();
 

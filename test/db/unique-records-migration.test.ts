@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { MIGRATIONS_DIR, migrate, readMigrations } from '../../src/db/migrator.js';
-import { createTestDatabase, dropTestDatabase } from '../support/database.js';
+import { createTestDatabase, dropTestDatabase, testPool } from '../support/database.js';
 
 const MIGRATION = '20261123135738_unique_records_and_origins';
 
@@ -17,7 +17,7 @@ describe('migration to unique DNS records and origins', () => {
   let dir: string;
   before(async () => {
     url = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: url, max: 2 });
+    pool = testPool({ connectionString: url, max: 2 });
     dir = await mkdtemp(path.join(tmpdir(), 'cdn-migrations-'));
     for (const { name } of await readMigrations()) {
       if (name < MIGRATION) await cp(path.join(MIGRATIONS_DIR, name), path.join(dir, name), { recursive: true });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { migrate } from '../../src/db/migrator.js';
 import { ActiveVersion, APPLICATION_NAME } from '../../src/publish/active-version.js';
-import { createTestDatabase, dropTestDatabase } from '../support/database.js';
+import { createTestDatabase, dropTestDatabase, testPool } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 
 describe('active config version kept in memory (LISTEN/NOTIFY)', () => {
@@ -14,7 +14,7 @@ describe('active config version kept in memory (LISTEN/NOTIFY)', () => {
 
   before(async () => {
     url = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: url, max: 3 });
+    pool = testPool({ connectionString: url, max: 3 });
     await migrate(pool);
     await pool.query('INSERT INTO publish_state (id, active_version, updated_at) VALUES (1, 4, now())');
     active = new ActiveVersion(pool, url, pino({ level: 'silent' }));

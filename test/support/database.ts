@@ -51,6 +51,17 @@ export async function runOnServer(sql: string): Promise<void> {
   await onServer((client) => client.query(sql));
 }
 
+/**
+ * A pg pool for a test database. pool.end() resolves before its connections have closed, and a
+ * connection the following DROP DATABASE ... WITH (FORCE) then terminates makes the pool emit
+ * 'error': without a listener that error would end the test run.
+ */
+export function testPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 /** Drops a database made by createTestDatabase, disconnecting anyone still on it. */
 export async function dropTestDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);

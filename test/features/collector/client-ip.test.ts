@@ -5,7 +5,7 @@ import { loadConfig } from '../../../src/config/load.js';
 import { migrate } from '../../../src/db/migrator.js';
 import { clientIpPolicyLoader } from '../../../src/features/collector/client-ip-key.js';
 import { storedClientIp } from '../../../src/features/collector/client-ip.js';
-import { createTestDatabase, dropTestDatabase } from '../../support/database.js';
+import { createTestDatabase, dropTestDatabase, testPool } from '../../support/database.js';
 
 const KEY = Buffer.from('k'.repeat(32));
 const hmac = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest('hex');
@@ -47,7 +47,7 @@ describe('the client IP hash key', () => {
   let pool: pg.Pool;
   before(async () => {
     url = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: url, max: 20 });
+    pool = testPool({ connectionString: url, max: 20 });
     // The drop in `after` terminates whatever is still connected; that is expected, not a failure.
     pool.on('error', () => undefined);
     await migrate(pool);
