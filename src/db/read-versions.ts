@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Db } from './client.js';
+import { sqlOf } from './sql.js';
 
 /** Read models whose version counter is kept by triggers (see the read_versions migration). */
 export type ReadModel = 'domains' | 'dns_records';
@@ -16,11 +17,11 @@ export async function readVersion(pool: pg.Pool, model: ReadModel): Promise<stri
  * for a moment, instead of from its first write until its commit.
  */
 export async function deferReadVersions(tx: Db): Promise<void> {
-  await tx.$executeRaw`SELECT set_config('cdn.read_versions_deferred', 'on', true)`;
+  await sqlOf(tx).query("SELECT set_config('cdn.read_versions_deferred', 'on', true)");
 }
 
 /** Bumps every read version once, in the order a domain update's triggers take them (dns_records, then domains). */
 export async function bumpReadVersions(tx: Db): Promise<void> {
-  await tx.$executeRaw`UPDATE read_versions SET version = version + 1 WHERE name = 'dns_records'`;
-  await tx.$executeRaw`UPDATE read_versions SET version = version + 1 WHERE name = 'domains'`;
+  await sqlOf(tx).query("UPDATE read_versions SET version = version + 1 WHERE name = 'dns_records'");
+  await sqlOf(tx).query("UPDATE read_versions SET version = version + 1 WHERE name = 'domains'");
 }

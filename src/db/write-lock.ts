@@ -1,5 +1,6 @@
 import { LOCK_KEYS } from './advisory-lock.js';
 import type { Db } from './client.js';
+import { sqlOf } from './sql.js';
 
 // The two-key write locks are (LOCK_KEYS.writeScope, hashtext(scope)).
 const WRITE_LOCK_SPACE = LOCK_KEYS.writeScope;
@@ -17,7 +18,7 @@ export async function lockForWrite(db: Db, scope: string): Promise<void> {
   if (typeof (db as { $transaction?: unknown }).$transaction === 'function') throw new Error(`lockForWrite(${scope}) must run inside a transaction`);
   const held = heldLocks.get(db) ?? new Set<string>();
   if (held.has(scope)) return;
-  await db.$executeRaw`SELECT pg_advisory_xact_lock(${WRITE_LOCK_SPACE}::int4, hashtext(${scope}))`;
+  await sqlOf(db).query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [WRITE_LOCK_SPACE, scope]);
   held.add(scope);
   heldLocks.set(db, held);
 }

@@ -22,6 +22,7 @@ import { setBaselineHeaders } from './response-headers.js';
 import { assertValid, validatorFor } from './validation.js';
 import { trustedProxies } from '../config/trusted-proxies.js';
 import { assertStorableBody, assertStorableParameters } from './storable-input.js';
+import { transaction } from '../db/sql.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -98,9 +99,9 @@ export async function runAuditedStep(route: Route, context: RouteContext, tx: Db
 }
 
 async function runAudited(route: Route, context: RouteContext, prisma: Db): Promise<unknown> {
-  const result = await prisma.$transaction(async (tx) => {
-    const answer = await runAuditedStep(route, context, tx as unknown as Db);
-    if (route.publishes) await markConfigDirty(tx as unknown as Db, route.audit!.action);
+  const result = await transaction(prisma, async (tx) => {
+    const answer = await runAuditedStep(route, context, tx);
+    if (route.publishes) await markConfigDirty(tx, route.audit!.action);
     return answer;
   }, AUDIT_TRANSACTION);
   route.afterCommit?.(context, result);

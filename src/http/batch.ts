@@ -12,6 +12,7 @@ import { ItemError, type Method, type Route, type RouteContext } from './route.j
 import { routeMatcher } from './route-matcher.js';
 import { assertStorableParameters } from './storable-input.js';
 import { assertValid, validatorFor } from './validation.js';
+import { transaction } from '../db/sql.js';
 
 type Operation = { ref?: string; method: string; path: string; body?: Record<string, unknown> };
 type OperationResult = { status: number; body: unknown };
@@ -158,8 +159,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
       const operations = (context.body as { operations: Operation[] }).operations;
       const committed: (() => void)[] = [];
       const results = await withConflictRetries(() =>
-        deps.prisma.$transaction(async (transaction) => {
-          const tx = transaction as unknown as Db;
+        transaction(deps.prisma, async (tx) => {
           committed.length = 0;
           await deferReadVersions(tx);
           const ids = new Map<string, string>();

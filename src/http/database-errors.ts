@@ -78,6 +78,28 @@ export function refusedValueReason(error: unknown): string | undefined {
   return undefined;
 }
 
+// pg's detail of a unique violation: "Key (domain_id, name)=(…) already exists."
+const UNIQUE_KEY_DETAIL = /^Key \(([^)]*)\)=/;
+
+/**
+ * When `error` is a unique violation (23505 from pg, P2002 from Prisma), the field it names (the
+ * key's last column, as Prisma reports its target); undefined when it is something else.
+ */
+export function uniqueViolation(error: unknown): { field?: string } | undefined {
+  for (const node of causes(error)) {
+    const codes = codesOf(node);
+    if (codes.includes('P2002')) {
+      const target = (node.meta as { target?: unknown } | undefined)?.target;
+      return { field: Array.isArray(target) ? String(target.at(-1)) : undefined };
+    }
+    if (codes.includes('23505')) {
+      const columns = typeof node.detail === 'string' ? UNIQUE_KEY_DETAIL.exec(node.detail)?.[1] : undefined;
+      return { field: columns?.split(',').at(-1)?.trim() };
+    }
+  }
+  return undefined;
+}
+
 // 40P01 deadlock, 40001 serialization failure; Prisma's P2034 says the same.
 const CONFLICT_CODES = new Set(['40P01', '40001', 'P2034']);
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable, isTransactionConflict, refusedValueReason } from './database-errors.js';
+import { isDatabaseUnavailable, isTransactionConflict, refusedValueReason, uniqueViolation } from './database-errors.js';
 import { bodyTooLarge, HttpError, NotFoundError, UnavailableError, unreadableBody, unsupportedBodyEncoding, ValidationError } from './errors.js';
 import { writeJson } from './reply-writer.js';
 
@@ -37,11 +37,13 @@ function fromDataException(error: unknown): HttpError | undefined {
   return new ValidationError(undefined, `a value of this request cannot be stored (${reason})`);
 }
 
-function fromPrisma(error: { code?: unknown; meta?: { target?: unknown; modelName?: unknown } }): HttpError | undefined {
-  if (error.code === 'P2002') {
-    const target = Array.isArray(error.meta?.target) ? String(error.meta.target.at(-1)) : undefined;
-    return new ValidationError(target, 'a record with this value already exists', 'duplicate value');
-  }
+// A safety net behind the services' own checks (which run under write locks): storage refused a duplicate.
+function fromUniqueViolation(error: unknown): HttpError | undefined {
+  const duplicate = uniqueViolation(error);
+  return duplicate && new ValidationError(duplicate.field, 'a record with this value already exists', 'duplicate value');
+}
+
+function fromPrisma(error: { code?: unknown; meta?: { modelName?: unknown } }): HttpError | undefined {
   if (error.code === 'P2025') return new NotFoundError(String(error.meta?.modelName ?? 'record').toLowerCase());
   return undefined;
 }
@@ -52,7 +54,7 @@ export function toHttpError(error: unknown): HttpError {
   if (isDatabaseUnavailable(error)) return new UnavailableError('database unavailable', 'the database cannot be reached; retry shortly');
   if (isTransactionConflict(error)) return new HttpError(503, 'write conflict', undefined, 'the write conflicted with a concurrent one and was rolled back; retry it', undefined, { 'Retry-After': '1' });
   if (!error || typeof error !== 'object') return new HttpError(500, 'internal error');
-  const known = fromBodyParser(error as BodyParserError) ?? fromExpress(error as BodyParserError) ?? fromPrisma(error as { code?: unknown }) ?? fromDataException(error);
+  const known = fromBodyParser(error as BodyParserError) ?? fromExpress(error as BodyParserError) ?? fromUniqueViolation(error) ?? fromPrisma(error as { code?: unknown }) ?? fromDataException(error);
   return known ?? new HttpError(500, 'internal error');
 }
 

@@ -111,6 +111,15 @@ export class ItemError extends Error {
   }
 }
 
+/** The one result of a createMany-style call given one body; its refusal is thrown as itself, not as an ItemError. */
+export async function onlyItem<T>(results: Promise<T[]>): Promise<T> {
+  try {
+    return (await results)[0];
+  } catch (error) {
+    throw error instanceof ItemError ? error.error : error;
+  }
+}
+
 /** Runs a check for the body at `index`, turning what it throws into an ItemError. */
 export function atItem<T>(index: number, check: () => T): T {
   try {

@@ -1,4 +1,14 @@
 import type { Db } from '../db/client.js';
+import { sqlOf } from '../db/sql.js';
+
+const MARK_DIRTY = `
+  INSERT INTO publish_state (id, change_seq, dirty_since, dirty_reason, updated_at)
+  VALUES (1, 1, $1, $2, $1)
+  ON CONFLICT (id) DO UPDATE SET
+    change_seq = publish_state.change_seq + 1,
+    dirty_since = COALESCE(publish_state.dirty_since, EXCLUDED.dirty_since),
+    dirty_reason = EXCLUDED.dirty_reason,
+    updated_at = EXCLUDED.updated_at`;
 
 /**
  * Marks the published config (edge snapshot and DNS) dirty: moves change_seq on
@@ -8,14 +18,7 @@ import type { Db } from '../db/client.js';
  * changes edges cause (purge settlement, origin health).
  */
 export async function markConfigDirty(db: Db, reason: string, now = new Date()): Promise<void> {
-  await db.$executeRaw`
-    INSERT INTO publish_state (id, change_seq, dirty_since, dirty_reason, updated_at)
-    VALUES (1, 1, ${now}, ${reason}, ${now})
-    ON CONFLICT (id) DO UPDATE SET
-      change_seq = publish_state.change_seq + 1,
-      dirty_since = COALESCE(publish_state.dirty_since, EXCLUDED.dirty_since),
-      dirty_reason = EXCLUDED.dirty_reason,
-      updated_at = EXCLUDED.updated_at`;
+  await sqlOf(db).query(MARK_DIRTY, [now, reason]);
 }
 
 /** How the publisher and the DNS sync wait for a burst of changes: ticks, quiet time, and the longest wait after the first change. */

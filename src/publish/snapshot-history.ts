@@ -6,6 +6,7 @@ import { redactSecrets } from '../http/audit-writer.js';
 import { NotFoundError } from '../http/errors.js';
 import { unixSeconds } from '../http/timestamps.js';
 import { activeChecksum } from './publisher.js';
+import { transaction } from '../db/sql.js';
 
 type Payload = { domains: ({ domain: string } & Record<string, unknown>)[] } & Record<string, unknown>;
 
@@ -75,7 +76,7 @@ export async function rollbackSnapshot(db: Db, pool: pg.Pool, version: number) {
       return { outcome: 'unchanged' as const, version: state.active_version!, rolled_back_to: old.version, checksum: old.checksum };
     }
     const next = (state.active_version ?? 0) + 1;
-    await db.$transaction(async (tx) => {
+    await transaction(db, async (tx) => {
       await tx.configSnapshot.create({ data: { version: next, checksum: old.checksum, size_bytes: old.size_bytes, payload: old.payload, source: 'rollback', source_version: old.version, domain_count: old.domain_count } });
       await tx.publishState.update({ where: { id: 1 }, data: { active_version: next, last_publish_at: new Date() } });
     });

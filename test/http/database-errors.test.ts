@@ -36,4 +36,11 @@ describe('database errors', () => {
     expect(isTransactionConflict({ code: 'P2034' })).to.equal(true);
     expect(isTransactionConflict({ code: '23505' })).to.equal(false);
   });
+
+  it('answers a unique violation with 422 naming the key’s last column, from pg and from Prisma', () => {
+    const fromPg = { code: '23505', detail: 'Key (domain_id, name)=(d1, www) already exists.', message: 'duplicate key value violates unique constraint' };
+    expect(toHttpError(fromPg)).to.include({ status: 422, field: 'name', message: 'duplicate value' });
+    expect(toHttpError({ code: 'P2002', meta: { target: ['domain'] } })).to.include({ status: 422, field: 'domain' });
+    expect(toHttpError({ code: '23505', message: 'no detail' })).to.include({ status: 422, field: undefined });
+  });
 });

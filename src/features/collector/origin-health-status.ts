@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { markConfigDirty } from '../../publish/dirty.js';
+import { transaction } from '../../db/sql.js';
 
 export type OriginHealth = 'unknown' | 'healthy' | 'degraded' | 'unhealthy';
 export type HealthChange = { origin_id: string; health_status: OriginHealth };
@@ -82,8 +83,8 @@ export async function applyOriginHealth(db: Db, ids: string[], now: Date): Promi
 export async function refreshOriginHealth(db: Db, now = new Date()): Promise<HealthChange[]> {
   const stale = staleHealth(await windowCounts(db, 'known', now));
   if (!stale.length) return [];
-  return db.$transaction(async (tx) => {
-    const locked = await lockOrigins(tx as unknown as Db, stale.map((change) => change.origin_id));
-    return applyOriginHealth(tx as unknown as Db, locked.map((row) => row.id), now);
+  return transaction(db, async (tx) => {
+    const locked = await lockOrigins(tx, stale.map((change) => change.origin_id));
+    return applyOriginHealth(tx, locked.map((row) => row.id), now);
   });
 }

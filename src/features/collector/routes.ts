@@ -1,8 +1,8 @@
 import type { AppDeps } from '../../http/app.js';
-import type { Db } from '../../db/client.js';
 import type { Route } from '../../http/route.js';
 import { validatorFor } from '../../http/validation.js';
 import { inTransaction } from '../../db/transaction.js';
+import { transaction } from '../../db/sql.js';
 import { ingestOriginHealth } from './origin-health.js';
 import { ingestSecurityEvents } from './security.js';
 import { ingestUsage } from './usage.js';
@@ -26,7 +26,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       handler: async ({ db, body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
         const bounds = { validate: validateObservation, maxSkewSeconds: deps.config.edgeSignatureMaxSkewSeconds, retentionDays: deps.config.analyticsRetentionDays };
-        return { data: await db.$transaction((tx) => ingestOriginHealth(tx as unknown as Db, body.observations, edgeId, bounds), INGEST_TRANSACTION) };
+        return { data: await transaction(db, (tx) => ingestOriginHealth(tx, body.observations, edgeId, bounds), INGEST_TRANSACTION) };
       },
     },
     {
@@ -38,7 +38,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       handler: async ({ db, body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
         const options = { validate: validateSecurity, clientIp: await clientIp(), maxSkewSeconds: deps.config.edgeSignatureMaxSkewSeconds };
-        return { data: await db.$transaction((tx) => ingestSecurityEvents(tx as unknown as Db, body, edgeId, options), INGEST_TRANSACTION) };
+        return { data: await transaction(db, (tx) => ingestSecurityEvents(tx, body, edgeId, options), INGEST_TRANSACTION) };
       },
     },
     {

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import { insertRows } from '../../db/insert-rows.js';
+import { sqlOf } from '../../db/sql.js';
 import { lockForWrite } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
-import { atItem } from '../../http/route.js';
+import { atItem, onlyItem } from '../../http/route.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { assertDomainExists } from '../domains/service.js';
@@ -127,12 +129,7 @@ function withDefaults(input: CreateInput): Candidate {
 
 /** Creates a record after type-specific and zone-level checks. */
 export async function createRecord(db: Db, domainId: string, input: CreateInput) {
-  await lockZoneWrites(db, domainId);
-  const domain = await assertDomainExists(db, domainId);
-  const candidate = checkCandidate(withDefaults(input), domain.zone_name);
-  await checkNeighbours(db, domainId, candidate);
-  const row = await db.dnsRecord.create({ data: { ...storedRecord(candidate), domain_id: domainId } });
-  return serializeRecord(row, domain.zone_name);
+  return onlyItem(createRecords(db, domainId, [input]));
 }
 
 /**
@@ -144,7 +141,7 @@ export async function createRecords(db: Db, domainId: string, inputs: CreateInpu
   await lockZoneWrites(db, domainId);
   const domain = await assertDomainExists(db, domainId);
   const names = inputs.flatMap((input) => relativeRecordName(input.name, domain.zone_name) ?? []);
-  const zone: (Neighbour & { name: string })[] = await db.dnsRecord.findMany({ where: { domain_id: domainId, name: { in: [...new Set(names)] } }, select: { name: true, type: true, content: true } });
+  const { rows: zone } = await sqlOf(db).query<Neighbour & { name: string }>('SELECT name, type, content FROM dns_records WHERE domain_id = $1 AND name = ANY($2::text[])', [domainId, [...new Set(names)]]);
   const candidates = inputs.map((input, index) =>
     atItem(index, () => {
       const candidate = checkCandidate(withDefaults(input), domain.zone_name);
@@ -153,8 +150,8 @@ export async function createRecords(db: Db, domainId: string, inputs: CreateInpu
       return candidate;
     }),
   );
-  const rows = await db.dnsRecord.createManyAndReturn({ data: candidates.map((candidate) => ({ ...storedRecord(candidate), domain_id: domainId })) });
-  return rows.map((row) => serializeRecord(row, domain.zone_name));
+  const rows = await insertRows(sqlOf(db), 'dns_records', candidates.map((candidate) => ({ ...storedRecord(candidate), domain_id: domainId })));
+  return rows.map((row) => serializeRecord(row as RecordRow, domain.zone_name));
 }
 
 async function findRecord(db: Db, domainId: string, recordId: string) {

@@ -1,11 +1,13 @@
 import type { Db } from '../../db/client.js';
+import { insertRows } from '../../db/insert-rows.js';
+import { sqlOf } from '../../db/sql.js';
 import { lockForWrite } from '../../db/write-lock.js';
 import type { Actor } from '../../http/actor.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { normalizeApex } from '../../shared/hostnames.js';
 import { compareDelegation, normalizeNameservers, type Delegation, type DelegationComparison, type DelegationLookup } from './delegation.js';
-import { serializeDomain } from './serialize.js';
+import { serializeDomain, type DomainRow } from './serialize.js';
 
 export type DomainCreate = {
   domain: string;
@@ -32,7 +34,8 @@ function apexOrThrow(input: string, field = 'domain'): string {
 // Takes the apex's write lock first (inside the transaction), so a concurrent claim of the same apex waits and then sees it taken.
 async function assertApexFree(db: Db, apex: string, exceptId?: string): Promise<void> {
   await lockForWrite(db, `apex:${apex}`);
-  const taken = await db.domain.findUnique({ where: { domain: apex }, select: { id: true } });
+  const { rows } = await sqlOf(db).query<{ id: string }>('SELECT id FROM domains WHERE domain = $1', [apex]);
+  const taken = rows[0];
   if (taken && taken.id !== exceptId) throw new ValidationError('domain', `domain ${apex} already exists`, 'duplicate domain');
 }
 
@@ -45,9 +48,9 @@ export async function findDomain(db: Db, id: string) {
 
 /** Throws NotFoundError unless the domain exists; returns its apex. */
 export async function assertDomainExists(db: Db, id: string): Promise<{ id: string; domain: string; zone_name: string }> {
-  const row = await db.domain.findUnique({ where: { id }, select: { id: true, domain: true, zone_name: true } });
-  if (!row) throw new NotFoundError('domain', id);
-  return row;
+  const { rows } = await sqlOf(db).query<{ id: string; domain: string; zone_name: string }>('SELECT id, domain, zone_name FROM domains WHERE id = $1', [id]);
+  if (!rows[0]) throw new NotFoundError('domain', id);
+  return rows[0];
 }
 
 /** A page of domains, oldest first. */
@@ -88,8 +91,9 @@ export async function createDomain(db: Db, input: DomainCreate, actor: Actor, pl
   const apex = apexOrThrow(input.domain);
   const zone = input.zone_name === undefined ? apex : apexOrThrow(input.zone_name, 'zone_name');
   await assertApexFree(db, apex);
-  const row = await db.domain.create({
-    data: {
+  const sql = sqlOf(db);
+  const [row] = await insertRows(sql, 'domains', [
+    {
       domain: apex,
       zone_name: zone,
       name: input.name ?? apex,
@@ -97,11 +101,11 @@ export async function createDomain(db: Db, input: DomainCreate, actor: Actor, pl
       user_id: actor.type === 'admin' ? actor.userId : null,
       origin_shield_header_name: input.origin_shield_header_name ?? null,
       origin_shield_secret: input.origin_shield_secret ?? null,
-      nameservers: { create: normalizeNameservers(platformNameservers).map((hostname) => ({ kind: 'expected' as const, hostname })) },
     },
-    include: WITH_NAMESERVERS,
-  });
-  return serializeDomain(row);
+  ]);
+  const expected = normalizeNameservers(platformNameservers).map((hostname) => ({ domain_id: row.id, kind: 'expected', hostname }));
+  const nameservers = await insertRows(sql, 'domain_nameservers', expected);
+  return serializeDomain({ ...(row as DomainRow), nameservers: nameservers as DomainRow['nameservers'] });
 }
 
 function checkStatusChange(from: string, to: string | undefined): void {

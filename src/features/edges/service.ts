@@ -7,6 +7,7 @@ import { unixSeconds } from '../../http/timestamps.js';
 import { markConfigDirty } from '../../publish/dirty.js';
 import { anycastAddresses } from '../settings/anycast.js';
 import { groupValues } from '../settings/store.js';
+import { transaction } from '../../db/sql.js';
 
 export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
 type NodeRow = Awaited<ReturnType<Db['edgeNode']['findFirstOrThrow']>>;
@@ -73,7 +74,7 @@ export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, toke
   if (report.purge_acks?.length || report.purge_failures?.length) {
     const poolEdgeIds = (await poolMembers(db, freshSeconds, now)).map((member) => member.edge_id);
     const purges = { edgeId, acks: report.purge_acks ?? [], failures: report.purge_failures ?? [], poolEdgeIds, now };
-    await db.$transaction((tx) => settlePurges(tx as unknown as Db, purges));
+    await transaction(db, (tx) => settlePurges(tx, purges));
   }
   return serializeNode(node, freshSeconds, now);
 }

@@ -1,7 +1,9 @@
 import type { Db } from '../../db/client.js';
+import { insertRows } from '../../db/insert-rows.js';
+import { sqlOf } from '../../db/sql.js';
 import { lockForWrite } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
-import { atItem } from '../../http/route.js';
+import { atItem, onlyItem } from '../../http/route.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { isIP } from 'node:net';
@@ -90,12 +92,7 @@ function duplicateOrigin(identity: Identity): ValidationError {
 
 /** Creates an origin; host is required, the port defaults from the scheme; (scheme, host, port) is unique per domain. */
 export async function createOrigin(db: Db, domainId: string, input: OriginInput) {
-  await lockOriginWrites(db, domainId);
-  await assertDomainExists(db, domainId);
-  const data = newOrigin(input);
-  await assertIdentityFree(db, domainId, data);
-  const row = await db.origin.create({ data: { ...data, domain_id: domainId } as never });
-  return serializeOrigin(row);
+  return onlyItem(createOrigins(db, domainId, [input]));
 }
 
 /**
@@ -106,7 +103,8 @@ export async function createOrigins(db: Db, domainId: string, inputs: OriginInpu
   await lockOriginWrites(db, domainId);
   await assertDomainExists(db, domainId);
   const key = (identity: Identity) => `${identity.scheme}://${identity.host}:${identity.port}`;
-  const taken = new Set((await db.origin.findMany({ where: { domain_id: domainId }, select: { scheme: true, host: true, port: true } })).map(key));
+  const { rows: identities } = await sqlOf(db).query<Identity>('SELECT scheme::text AS scheme, host, port FROM origins WHERE domain_id = $1', [domainId]);
+  const taken = new Set(identities.map(key));
   const rows = inputs.map((input, index) =>
     atItem(index, () => {
       const data = newOrigin(input);
@@ -115,7 +113,7 @@ export async function createOrigins(db: Db, domainId: string, inputs: OriginInpu
       return { ...data, domain_id: domainId };
     }),
   );
-  return (await db.origin.createManyAndReturn({ data: rows as never })).map(serializeOrigin);
+  return (await insertRows(sqlOf(db), 'origins', rows)).map((row) => serializeOrigin(row as OriginRow));
 }
 
 /** Applies a partial update; the identity must stay unique. */

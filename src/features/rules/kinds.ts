@@ -12,6 +12,8 @@ export type RuleKind = {
   path: string;
   /** Prisma model delegate. */
   model: 'redirectRule' | 'rateLimitRule' | 'wafRule' | 'headerRule' | 'ipRule' | 'cacheRule' | 'pageRule';
+  /** The model's table, for the SQL of multi-row creates. */
+  table: string;
   /** Singular name used in audit actions and errors. */
   noun: string;
   /** Cross-field checks on the merged rule; may return normalised fields. */
@@ -32,6 +34,7 @@ export const RULE_KINDS: readonly RuleKind[] = [
   {
     path: 'redirects',
     model: 'redirectRule',
+    table: 'redirect_rules',
     noun: 'redirect',
     check: (rule) => {
       const problem = redirectTargetProblem(String(rule.target));
@@ -42,6 +45,7 @@ export const RULE_KINDS: readonly RuleKind[] = [
   {
     path: 'rate-limits',
     model: 'rateLimitRule',
+    table: 'rate_limit_rules',
     noun: 'rate_limit',
     check: (rule) => {
       if (rule.key === 'header' && !rule.key_header) throw new ValidationError('key_header', 'key_header is required when key is header');
@@ -53,6 +57,7 @@ export const RULE_KINDS: readonly RuleKind[] = [
   {
     path: 'waf-rules',
     model: 'wafRule',
+    table: 'waf_rules',
     noun: 'waf_rule',
     check: (rule) => {
       checkDifficulty(rule);
@@ -62,6 +67,7 @@ export const RULE_KINDS: readonly RuleKind[] = [
   {
     path: 'headers',
     model: 'headerRule',
+    table: 'header_rules',
     noun: 'header_rule',
     check: (rule) => {
       const name = String(rule.header_name).toLowerCase();
@@ -74,6 +80,7 @@ export const RULE_KINDS: readonly RuleKind[] = [
   {
     path: 'ip-rules',
     model: 'ipRule',
+    table: 'ip_rules',
     noun: 'ip_rule',
     check: (rule) => {
       const cidr = normalizeCidr(String(rule.cidr));
@@ -84,6 +91,7 @@ export const RULE_KINDS: readonly RuleKind[] = [
   {
     path: 'cache-rules',
     model: 'cacheRule',
+    table: 'cache_rules',
     noun: 'cache_rule',
     check: (rule) => {
       const query = (rule.cache_key as { query_strings?: { mode: string; names?: string[] } } | undefined)?.query_strings;
@@ -99,6 +107,7 @@ export const RULE_KINDS: readonly RuleKind[] = [
   {
     path: 'page-rules',
     model: 'pageRule',
+    table: 'page_rules',
     noun: 'page_rule',
     check: (rule) => {
       const problem = urlPatternProblem(String(rule.url_pattern));

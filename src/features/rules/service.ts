@@ -1,8 +1,10 @@
 import type { Db } from '../../db/client.js';
+import { insertRows } from '../../db/insert-rows.js';
+import { sqlOf } from '../../db/sql.js';
 import { lockForWrite } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
-import { atItem } from '../../http/route.js';
+import { atItem, onlyItem } from '../../http/route.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { matchProblems } from '../../shared/rules/match-problems.js';
 import type { Match } from '../../shared/rules/types.js';
@@ -11,7 +13,6 @@ import type { RuleKind, RuleRecord } from './kinds.js';
 
 type Delegate = {
   findMany: (args: object) => Promise<RuleRecord[]>;
-  createManyAndReturn: (args: object) => Promise<RuleRecord[]>;
   findFirst: (args: object) => Promise<RuleRecord | null>;
   create: (args: object) => Promise<RuleRecord>;
   update: (args: object) => Promise<RuleRecord>;
@@ -79,32 +80,28 @@ function checkedRule(kind: RuleKind, domainId: string, input: Record<string, unk
 
 /** Creates a rule after the match and the kind's own checks; names are unique per domain and kind. */
 export async function createRule(db: Db, kind: RuleKind, domainId: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  await lockRuleWrites(db, kind, domainId);
-  await assertDomainExists(db, domainId);
-  const data = checkedRule(kind, domainId, input, extra);
-  await assertNameFree(db, kind, domainId, String(input.name));
-  const row = await delegate(db, kind).create({ data });
-  return serializeRule(row);
+  return onlyItem(createRules(db, kind, domainId, [input], extra));
 }
 
 /**
  * Creates several rules of one kind as createRule would one after the other, with one read of
  * the names taken and one insert. A refused rule is thrown as an ItemError with its index.
  */
-export async function createRules(db: Db, kind: RuleKind, domainId: string, inputs: Record<string, unknown>[]) {
+export async function createRules(db: Db, kind: RuleKind, domainId: string, inputs: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
   await lockRuleWrites(db, kind, domainId);
   await assertDomainExists(db, domainId);
   const names = inputs.map((input) => String(input.name));
-  const taken = new Set((await delegate(db, kind).findMany({ where: { domain_id: domainId, name: { in: names } }, select: { name: true } })).map((row) => String(row.name)));
+  const { rows: named } = await sqlOf(db).query<{ name: string }>(`SELECT name FROM ${kind.table} WHERE domain_id = $1 AND name = ANY($2::text[])`, [domainId, names]);
+  const taken = new Set(named.map((row) => row.name));
   const rows = inputs.map((input, index) =>
     atItem(index, () => {
-      const data = checkedRule(kind, domainId, input);
+      const data = checkedRule(kind, domainId, input, extra);
       if (taken.has(names[index])) throw duplicateName(kind, names[index]);
       taken.add(names[index]);
       return data;
     }),
   );
-  return (await delegate(db, kind).createManyAndReturn({ data: rows })).map(serializeRule);
+  return (await insertRows(sqlOf(db), kind.table, rows)).map((row) => serializeRule(row as RuleRecord));
 }
 
 /** Merges the patch into the rule and re-runs every check on the result. */

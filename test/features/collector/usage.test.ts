@@ -1,8 +1,13 @@
 import { createHash, createHmac } from 'node:crypto';
 import { expect } from 'chai';
+import pino from 'pino';
 import { signedHeaders } from '../../../src/shared/signing.js';
 import { TestCore, type Json } from '../../support/core.js';
 import { eventually } from '../../support/eventually.js';
+import { startHousekeeping } from '../../../src/core/housekeeping.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { ingestUsage } from '../../../src/features/collector/usage.js';
+import { loadApiSchemas, validatorFor } from '../../../src/http/validation.js';
 
 const EDGE_TOKEN = 'cdnedge_collector-tests-token-0123456789';
 
@@ -85,9 +90,6 @@ describe('usage ingest', () => {
   });
 
   it('forgets idempotency keys after CDN_INGEST_KEY_RETENTION_DAYS, in the background housekeeping', async () => {
-    const { startHousekeeping } = await import('../../../src/core/housekeeping.js');
-    const { loadConfig } = await import('../../../src/config/load.js');
-    const pino = (await import('pino')).default;
     await core.db.ingestKey.create({ data: { stream: 'usage', key: 'old-batch', edge_id: 'edge-1', created_at: new Date(Date.now() - 8 * 86400000) } });
     await core.db.ingestKey.create({ data: { stream: 'usage', key: 'recent-batch', edge_id: 'edge-1', created_at: new Date(Date.now() - 6 * 86400000) } });
     const config = loadConfig({ DATABASE_URL: core.databaseUrl, CDN_INGEST_KEY_RETENTION_DAYS: '7' });
@@ -102,8 +104,6 @@ describe('usage ingest', () => {
   });
 
   it('stores the full client IP only when CDN_STORE_FULL_CLIENT_IP says so', async () => {
-    const { ingestUsage } = await import('../../../src/features/collector/usage.js');
-    const { loadApiSchemas, validatorFor } = await import('../../../src/http/validation.js');
     const validate = validatorFor(loadApiSchemas(), 'usage-event');
     await ingestUsage(core.core.connection.pool, { events: [event({ client_ip: '2001:db8::77', path: '/full-ip' })] }, 'edge-1', { validate, clientIp: { storeFull: true, key: Buffer.alloc(32) }, maxSkewSeconds: 300, retentionDays: 30 });
     const row = await core.db.usageEvent.findFirstOrThrow({ where: { path: '/full-ip' } });

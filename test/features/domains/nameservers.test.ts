@@ -1,6 +1,10 @@
 import { expect } from 'chai';
+import pino from 'pino';
 import { TestCore } from '../../support/core.js';
 import { FakeDnsServer } from '../../support/dns-server.js';
+import { checkDueDomains } from '../../../src/features/domains/nameserver-checks.js';
+import { delegationLookup } from '../../../src/features/domains/delegation.js';
+import { loadConfig } from '../../../src/config/load.js';
 
 const PLATFORM = ['ns1.cdn.test', 'ns2.cdn.test'];
 
@@ -217,10 +221,6 @@ describe('nameserver endpoints: verify, force-verify, reseed-expected, scheduled
   });
 
   it('checks due domains on schedule, moving their status and marking the config dirty', async () => {
-    const { checkDueDomains } = await import('../../../src/features/domains/nameserver-checks.js');
-    const { delegationLookup } = await import('../../../src/features/domains/delegation.js');
-    const { loadConfig } = await import('../../../src/config/load.js');
-    const pino = (await import('pino')).default;
     const domain = await core.createDomain('scheduled.example');
     dns.delegations.set('scheduled.example', PLATFORM);
     const config = loadConfig({ CDN_NAMESERVER_RESOLVERS: dns.address, CDN_NAMESERVER_LOOKUP_TIMEOUT_MS: '500' });

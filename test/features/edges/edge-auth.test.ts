@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { signedHeaders } from '../../../src/shared/signing.js';
 import { TestCore, type Json } from '../../support/core.js';
+import { createEdgeToken, revokeEdgeToken } from '../../../src/features/edges/tokens.js';
+import { pruneNonces } from '../../../src/features/edges/edge-auth.js';
 
 const BOOTSTRAP = 'cdnedge_bootstrap-token-for-tests-0123456789';
 
@@ -93,7 +95,6 @@ describe('signed edge requests, register and heartbeat', () => {
 
   it('refuses a revoked token and a token bound to another edge', async () => {
     const created = await core.db.edgeToken.findFirstOrThrow({ where: { bootstrap: true } });
-    const { createEdgeToken, revokeEdgeToken } = await import('../../../src/features/edges/tokens.js');
     const bound = await createEdgeToken(core.db, 'bound', 'edge-2');
     const wrongEdge = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' }, { token: bound.token, edgeId: 'edge-1' });
     expect(wrongEdge.status).to.equal(401);
@@ -143,7 +144,6 @@ describe('signed edge requests, register and heartbeat', () => {
   });
 
   it('prunes nonces whose replay window has passed', async () => {
-    const { pruneNonces } = await import('../../../src/features/edges/edge-auth.js');
     const token = await core.db.edgeToken.findFirstOrThrow({ where: { bootstrap: true } });
     await core.db.edgeNonce.create({ data: { token_id: token.id, nonce: 'expired-nonce-0123456789', expires_at: new Date(Date.now() - 1000) } });
     const pruned = await pruneNonces(core.db);

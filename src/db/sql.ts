@@ -1,0 +1,85 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import type { Db } from './client.js';
+
+/**
+ * Hand-written SQL on the connection Prisma uses (docs/database.md, "SQL beside Prisma"). Prisma 6
+ * compiles every model query again, so the statements writes run many times go through `pg`; inside
+ * a transaction they run on its connection, and see and roll back with what Prisma wrote there.
+ */
+export type Sql = { query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> };
+
+// A transaction being opened in this async context: the connection Prisma checks out for it, and whether it went back to the pool.
+type Opening = { connection?: pg.PoolClient; released?: boolean };
+const opening = new AsyncLocalStorage<Opening>();
+const connections = new WeakMap<object, Sql>();
+
+// Marks the slot released when the connection goes back to the pool (the pool gives each checkout its own release).
+function watchRelease(client: pg.PoolClient, slot: Opening): void {
+  const release = client.release;
+  client.release = (error?: Error | boolean) => {
+    slot.released = true;
+    client.release = release;
+    return release.call(client, error);
+  };
+}
+
+/**
+ * The pool behind Prisma's adapter. The adapter checks a connection out (connect() without a
+ * callback) when it begins a transaction; inside `transaction()` that connection is kept for the
+ * transaction's SQL. Queries of the pool itself (connect with a callback) are left alone.
+ */
+export class SqlPool extends pg.Pool {
+  connect(): Promise<pg.PoolClient>;
+  connect(callback: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  connect(callback?: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+    if (callback) return super.connect(callback as never);
+    const slot = opening.getStore();
+    return super.connect().then((client) => {
+      if (slot && !slot.connection) {
+        slot.connection = client;
+        watchRelease(client, slot);
+      }
+      return client;
+    });
+  }
+}
+
+/** Makes `sqlOf(prisma)` (outside any transaction) run on `pool`. */
+export function registerPool(prisma: Db, pool: pg.Pool): void {
+  connections.set(prisma, pool as Sql);
+}
+
+/** The SQL connection of `db`: its transaction's connection, or the pool for the client itself. */
+export function sqlOf(db: Db): Sql {
+  const sql = connections.get(db);
+  if (!sql) throw new Error('no SQL connection is known for this database client; open transactions with transaction() from src/db/sql.ts');
+  return sql;
+}
+
+// The transaction's connection for as long as the transaction holds it: once Prisma ended it (commit,
+// rollback, its timeout) the connection may be serving someone else, so SQL through it is refused.
+function transactionSql(slot: Opening): Sql {
+  const connection = slot.connection!;
+  return {
+    query: (text, values) => {
+      if (slot.released) return Promise.reject(new Error('the transaction has ended (committed, rolled back or timed out); its connection is no longer this work’s'));
+      return connection.query(text, values);
+    },
+  };
+}
+
+export type TransactionOptions = { timeout?: number; maxWait?: number };
+
+/** Runs `work` in one Prisma interactive transaction whose connection sqlOf(tx) also reaches. */
+export async function transaction<T>(prisma: Db, work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
+  const slot: Opening = {};
+  return opening.run(slot, () =>
+    prisma.$transaction(async (client) => {
+      const tx = client as unknown as Db;
+      if (!slot.connection) throw new Error('the transaction began on a connection that did not come from an SqlPool');
+      connections.set(tx, transactionSql(slot));
+      return work(tx);
+    }, options),
+  );
+}
