@@ -26,6 +26,18 @@ function byColumns(rows: Row[]): Row[][] {
   return [...groups.values()];
 }
 
+async function insert(sql: Sql, table: string, rows: Row[], onConflict: string): Promise<(Row | undefined)[]> {
+  const stored = new Map<string, Row>();
+  const prepared = rows.map(withId);
+  for (const group of byColumns(prepared)) {
+    const columns = Object.keys(group[0]).map(quoted).join(', ');
+    const text = `INSERT INTO ${quoted(table)} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${quoted(table)}, $1::jsonb)${onConflict} RETURNING *`;
+    const { rows: inserted } = await sql.query<Row>(text, [JSON.stringify(group)]);
+    for (const row of inserted) stored.set(row.id as string, row);
+  }
+  return prepared.map((row) => stored.get(row.id as string));
+}
+
 /**
  * Inserts `rows` into `table` in one statement per set of columns and returns them as stored
  * (every column, database defaults filled in), in the order given. The rows travel as one JSON
@@ -33,13 +45,13 @@ function byColumns(rows: Row[]): Row[][] {
  * column's type (jsonb, text[], enums, timestamps from ISO strings) and no parameter limit applies.
  */
 export async function insertRows(sql: Sql, table: string, rows: Row[]): Promise<Row[]> {
-  const stored = new Map<string, Row>();
-  const prepared = rows.map(withId);
-  for (const group of byColumns(prepared)) {
-    const columns = Object.keys(group[0]).map(quoted).join(', ');
-    const text = `INSERT INTO ${quoted(table)} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${quoted(table)}, $1::jsonb) RETURNING *`;
-    const { rows: inserted } = await sql.query<Row>(text, [JSON.stringify(group)]);
-    for (const row of inserted) stored.set(row.id as string, row);
-  }
-  return prepared.map((row) => stored.get(row.id as string)!);
+  return (await insert(sql, table, rows, '')) as Row[];
+}
+
+/**
+ * insertRows, leaving out each row whose unique key a stored row already has (ON CONFLICT DO
+ * NOTHING): its place in the answer is undefined. A duplicate check and the insert in one statement.
+ */
+export async function insertNewRows(sql: Sql, table: string, rows: Row[]): Promise<(Row | undefined)[]> {
+  return insert(sql, table, rows, ' ON CONFLICT DO NOTHING');
 }

@@ -69,6 +69,11 @@ function transactionSql(slot: Opening): Sql {
   };
 }
 
+/** True for the client of an interactive transaction (it has no $transaction of its own). */
+export function isTransactionClient(db: Db): boolean {
+  return typeof (db as { $transaction?: unknown }).$transaction !== 'function';
+}
+
 export type TransactionOptions = { timeout?: number; maxWait?: number };
 
 /** Runs `work` in one Prisma interactive transaction whose connection sqlOf(tx) also reaches. */

@@ -114,6 +114,34 @@ describe('POST /api/v1/batch', function () {
     expect(await domainNamed('batch-refused.example')).to.equal(null);
   });
 
+  it('refuses the first operation of a run whose rule name or origin is already stored, before a later refusal of another kind', async () => {
+    const domain = await core.createDomain('batch-stored.example');
+    await core.post(`/api/v1/domains/${domain.id}/redirects`, { name: 'kept', target: '/kept' }, 201);
+    await core.post(`/api/v1/domains/${domain.id}/origins`, { host: 'kept.origin.example' }, 201);
+    const refusal = async (operations: object[]) => core.post('/api/v1/batch', { operations }, 422);
+    const redirect = (name: string, target = `/${name}`) => ({ method: 'POST', path: `/api/v1/domains/${domain.id}/redirects`, body: { name, target } });
+    const origin = (host: string, extra: object = {}) => ({ method: 'POST', path: `/api/v1/domains/${domain.id}/origins`, body: { host, ...extra } });
+    expect(await refusal([redirect('new'), redirect('kept'), redirect('also-new')]), 'found by the insert').to.include({ field: 'operations[1].body.name', operation: 1 });
+    expect(await refusal([redirect('new'), redirect('kept'), redirect('bad', 'no-slash')]), 'the stored name comes first').to.include({ field: 'operations[1].body.name', operation: 1 });
+    expect(await refusal([redirect('new'), redirect('bad', 'no-slash'), redirect('kept')])).to.include({ field: 'operations[1].body.target', operation: 1 });
+    expect(await refusal([origin('new.origin.example'), origin('KEPT.origin.example', { port: 443 })])).to.include({ field: 'operations[1].body.host', operation: 1 });
+    expect(await refusal([origin('kept.origin.example'), origin('bad host')])).to.include({ field: 'operations[0].body.host', operation: 0 });
+    const names = (await core.get(`/api/v1/domains/${domain.id}/redirects`)).data.map((rule: Json) => rule.name);
+    expect(names).to.deep.equal(['kept']);
+    expect((await core.get(`/api/v1/domains/${domain.id}/origins`)).data).to.have.length(1);
+  });
+
+  it('sees a domain moved or deleted by an earlier operation of the same batch', async () => {
+    const record = (name: string) => ({ method: 'POST', path: '/api/v1/domains/@{d}/dns/records', body: { type: 'A', name, content: '192.0.2.1' } });
+    const moved = await core.post('/api/v1/batch', {
+      operations: [{ ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch-moving.example' } }, record('www'), { method: 'PATCH', path: '/api/v1/domains/@{d}', body: { domain: 'batch-moved.example' } }, record('api')],
+    });
+    expect(moved.data.results.map((result: Json) => result.body.data.fqdn ?? result.body.data.domain)).to.deep.equal(['batch-moving.example', 'www.batch-moving.example', 'batch-moved.example', 'api.batch-moved.example']);
+    const deleted = await core.post('/api/v1/batch', { operations: [{ ref: 'd', method: 'POST', path: '/api/v1/domains', body: { domain: 'batch-gone.example' } }, { method: 'DELETE', path: '/api/v1/domains/@{d}' }, record('www')] }, 404);
+    expect(deleted).to.include({ operation: 2 });
+    expect(await domainNamed('batch-gone.example')).to.equal(null);
+  });
+
   it('answers a schema problem of one operation with its path under operations[i].body', async () => {
     const id = (await domainNamed('batch-one.example'))!.id;
     const answer = await core.post('/api/v1/batch', { operations: [{ method: 'POST', path: `/api/v1/domains/${id}/dns/records`, body: { type: 'A', name: 'x', content: '192.0.2.1', ttl: 5 } }] }, 422);

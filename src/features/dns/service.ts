@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { insertRows } from '../../db/insert-rows.js';
 import { sqlOf } from '../../db/sql.js';
-import { lockForWrite } from '../../db/write-lock.js';
+import { lockDomainWrites } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import { atItem, onlyItem } from '../../http/route.js';
 import type { Paging } from '../../http/paging.js';
@@ -97,7 +97,7 @@ function storedRecord(candidate: Candidate) {
 
 /** Serializes the domain's record writes, so zone checks see every committed record (call inside the transaction). */
 export async function lockZoneWrites(db: Db, domainId: string): Promise<void> {
-  await lockForWrite(db, `dns:${domainId}`);
+  await lockDomainWrites(db, domainId, 'dns');
 }
 
 /** A page of the domain's records ordered by name and type. */

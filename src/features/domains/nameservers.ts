@@ -2,7 +2,7 @@
 // delegation check saw), force-verify (an admin takes an unobservable delegation
 // as verified) and reseed-expected (the expected set follows the platform's again).
 import type { Db } from '../../db/client.js';
-import { lockForWrite } from '../../db/write-lock.js';
+import { lockDomainWrites } from '../../db/write-lock.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { ValidationError } from '../../http/errors.js';
 import { compareDelegation, normalizeNameservers, type DelegationLookup } from './delegation.js';
@@ -57,7 +57,7 @@ export async function forceVerify(db: Db, id: string, reason: string, now = new 
  */
 export async function reseedExpected(db: Db, id: string, platform: string[], now = new Date()) {
   // The same reseed sent many times at once: one after the other, each seeing the rows the last one left.
-  await lockForWrite(db, `nameservers:${id}`);
+  await lockDomainWrites(db, id, 'nameservers');
   const current = await findDomain(db, id);
   const before = hostnames(current.nameservers, 'expected');
   const after = normalizeNameservers(platform);

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
-import { insertRows } from '../../db/insert-rows.js';
-import { sqlOf } from '../../db/sql.js';
-import { lockForWrite } from '../../db/write-lock.js';
+import { insertNewRows, insertRows } from '../../db/insert-rows.js';
+import { isTransactionClient, sqlOf } from '../../db/sql.js';
+import { lockForWrite, noteDomainCreated } from '../../db/write-lock.js';
 import type { Actor } from '../../http/actor.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
@@ -31,12 +31,17 @@ function apexOrThrow(input: string, field = 'domain'): string {
   return apex;
 }
 
-// Takes the apex's write lock first (inside the transaction), so a concurrent claim of the same apex waits and then sees it taken.
+function duplicateDomain(apex: string): ValidationError {
+  return new ValidationError('domain', `domain ${apex} already exists`, 'duplicate domain');
+}
+
+// A PATCH moving the apex takes the apex's write lock first (inside the transaction), so a concurrent move to the same apex waits
+// and then sees it taken; a concurrent create meets the apex's unique index.
 async function assertApexFree(db: Db, apex: string, exceptId?: string): Promise<void> {
   await lockForWrite(db, `apex:${apex}`);
   const { rows } = await sqlOf(db).query<{ id: string }>('SELECT id FROM domains WHERE domain = $1', [apex]);
   const taken = rows[0];
-  if (taken && taken.id !== exceptId) throw new ValidationError('domain', `domain ${apex} already exists`, 'duplicate domain');
+  if (taken && taken.id !== exceptId) throw duplicateDomain(apex);
 }
 
 /** The domain with its nameservers, or NotFoundError. */
@@ -46,10 +51,28 @@ export async function findDomain(db: Db, id: string) {
   return row;
 }
 
-/** Throws NotFoundError unless the domain exists; returns its apex. */
-export async function assertDomainExists(db: Db, id: string): Promise<{ id: string; domain: string; zone_name: string }> {
-  const { rows } = await sqlOf(db).query<{ id: string; domain: string; zone_name: string }>('SELECT id, domain, zone_name FROM domains WHERE id = $1', [id]);
+type DomainRef = { id: string; domain: string; zone_name: string };
+
+// The domains a transaction has already found or created, so a batch writing many items of one domain
+// reads it once. Only this file's updates and deletes change the apex or zone, and they forget the entry.
+const knownDomains = new WeakMap<Db, Map<string, DomainRef>>();
+
+function remember(db: Db, domain: DomainRef): void {
+  if (!isTransactionClient(db)) return;
+  knownDomains.set(db, (knownDomains.get(db) ?? new Map()).set(domain.id, { id: domain.id, domain: domain.domain, zone_name: domain.zone_name }));
+}
+
+function forget(db: Db, id: string): void {
+  knownDomains.get(db)?.delete(id);
+}
+
+/** Throws NotFoundError unless the domain exists; returns its apex and zone. */
+export async function assertDomainExists(db: Db, id: string): Promise<DomainRef> {
+  const known = knownDomains.get(db)?.get(id);
+  if (known) return known;
+  const { rows } = await sqlOf(db).query<DomainRef>('SELECT id, domain, zone_name FROM domains WHERE id = $1', [id]);
   if (!rows[0]) throw new NotFoundError('domain', id);
+  remember(db, rows[0]);
   return rows[0];
 }
 
@@ -90,9 +113,9 @@ export async function listDomains(db: Db, paging: Paging, filter: DomainFilter =
 export async function createDomain(db: Db, input: DomainCreate, actor: Actor, platformNameservers: string[]) {
   const apex = apexOrThrow(input.domain);
   const zone = input.zone_name === undefined ? apex : apexOrThrow(input.zone_name, 'zone_name');
-  await assertApexFree(db, apex);
   const sql = sqlOf(db);
-  const [row] = await insertRows(sql, 'domains', [
+  // The apex's unique index finds a taken apex in the insert itself (a concurrent claim waits for the first to commit).
+  const [row] = await insertNewRows(sql, 'domains', [
     {
       domain: apex,
       zone_name: zone,
@@ -103,8 +126,11 @@ export async function createDomain(db: Db, input: DomainCreate, actor: Actor, pl
       origin_shield_secret: input.origin_shield_secret ?? null,
     },
   ]);
+  if (!row) throw duplicateDomain(apex);
   const expected = normalizeNameservers(platformNameservers).map((hostname) => ({ domain_id: row.id, kind: 'expected', hostname }));
   const nameservers = await insertRows(sql, 'domain_nameservers', expected);
+  noteDomainCreated(db, row.id as string);
+  remember(db, row as DomainRef);
   return serializeDomain({ ...(row as DomainRow), nameservers: nameservers as DomainRow['nameservers'] });
 }
 
@@ -134,6 +160,7 @@ export async function updateDomain(db: Db, id: string, patch: DomainUpdate) {
     }
   }
   if (data.status === 'pending_nameserver' && current.status !== 'pending_nameserver') Object.assign(data, { activated_at: null, activation_override: false });
+  forget(db, id);
   const row = await db.domain.update({ where: { id }, data, include: WITH_NAMESERVERS });
   return serializeDomain(row);
 }
@@ -141,6 +168,7 @@ export async function updateDomain(db: Db, id: string, patch: DomainUpdate) {
 /** Deletes the domain and, by cascade, its records, origins, rules and settings. */
 export async function deleteDomain(db: Db, id: string): Promise<void> {
   await assertDomainExists(db, id);
+  forget(db, id);
   await db.domain.delete({ where: { id } });
 }
 

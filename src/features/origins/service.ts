@@ -1,9 +1,10 @@
 import type { Db } from '../../db/client.js';
-import { insertRows } from '../../db/insert-rows.js';
+import { insertNewRows } from '../../db/insert-rows.js';
 import { sqlOf } from '../../db/sql.js';
-import { lockForWrite } from '../../db/write-lock.js';
+import { lockDomainWrites } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
-import { atItem, onlyItem } from '../../http/route.js';
+import { createMany } from '../../http/create-many.js';
+import { onlyItem } from '../../http/route.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { isIP } from 'node:net';
@@ -54,7 +55,7 @@ async function assertIdentityFree(db: Db, domainId: string, identity: Identity, 
 
 // Serializes the domain's origin writes so the identity check sees every committed origin (inside the transaction).
 async function lockOriginWrites(db: Db, domainId: string): Promise<void> {
-  await lockForWrite(db, `origins:${domainId}`);
+  await lockDomainWrites(db, domainId, 'origins');
 }
 
 async function findOrigin(db: Db, domainId: string, originId: string) {
@@ -95,25 +96,30 @@ export async function createOrigin(db: Db, domainId: string, input: OriginInput)
   return onlyItem(createOrigins(db, domainId, [input]));
 }
 
+const identityKey = (identity: Identity) => `${identity.scheme}://${identity.host}:${identity.port}`;
+
 /**
- * Creates several origins as createOrigin would one after the other, with one read of the
- * domain's identities and one insert. A refused origin is thrown as an ItemError with its index.
+ * Creates several origins as createOrigin would one after the other, in one insert that also
+ * finds identities already taken. A refused origin is thrown as an ItemError with its index.
  */
 export async function createOrigins(db: Db, domainId: string, inputs: OriginInput[]) {
   await lockOriginWrites(db, domainId);
   await assertDomainExists(db, domainId);
-  const key = (identity: Identity) => `${identity.scheme}://${identity.host}:${identity.port}`;
-  const { rows: identities } = await sqlOf(db).query<Identity>('SELECT scheme::text AS scheme, host, port FROM origins WHERE domain_id = $1', [domainId]);
-  const taken = new Set(identities.map(key));
-  const rows = inputs.map((input, index) =>
-    atItem(index, () => {
-      const data = newOrigin(input);
-      if (taken.has(key(data))) throw duplicateOrigin(data);
-      taken.add(key(data));
-      return { ...data, domain_id: domainId };
-    }),
+  const sql = sqlOf(db);
+  const rows = await createMany(
+    {
+      check: (input: OriginInput) => ({ ...newOrigin(input), domain_id: domainId }),
+      keyOf: (row) => identityKey(row as Identity),
+      duplicate: (row) => duplicateOrigin(row as Identity),
+      storedKeys: async () => {
+        const { rows: identities } = await sql.query<Identity>('SELECT scheme::text AS scheme, host, port FROM origins WHERE domain_id = $1', [domainId]);
+        return new Set(identities.map(identityKey));
+      },
+      insertNew: (candidates) => insertNewRows(sql, 'origins', candidates),
+    },
+    inputs,
   );
-  return (await insertRows(sqlOf(db), 'origins', rows)).map((row) => serializeOrigin(row as OriginRow));
+  return rows.map((row) => serializeOrigin(row as OriginRow));
 }
 
 /** Applies a partial update; the identity must stay unique. */

@@ -1,10 +1,11 @@
 import type { Db } from '../../db/client.js';
-import { insertRows } from '../../db/insert-rows.js';
+import { insertNewRows } from '../../db/insert-rows.js';
 import { sqlOf } from '../../db/sql.js';
-import { lockForWrite } from '../../db/write-lock.js';
+import { lockDomainWrites } from '../../db/write-lock.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
-import { atItem, onlyItem } from '../../http/route.js';
+import { createMany } from '../../http/create-many.js';
+import { onlyItem } from '../../http/route.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { matchProblems } from '../../shared/rules/match-problems.js';
 import type { Match } from '../../shared/rules/types.js';
@@ -45,7 +46,7 @@ async function assertNameFree(db: Db, kind: RuleKind, domainId: string, name: st
 
 /** Serializes writes of the domain's rules of one kind, so name checks see every committed rule (call inside the transaction). */
 export async function lockRuleWrites(db: Db, kind: RuleKind, domainId: string): Promise<void> {
-  await lockForWrite(db, `rules:${kind.path}:${domainId}`);
+  await lockDomainWrites(db, domainId, `rules:${kind.path}`);
 }
 
 /** A page of a domain's rules of one kind, in evaluation order (priority, then name). */
@@ -84,24 +85,27 @@ export async function createRule(db: Db, kind: RuleKind, domainId: string, input
 }
 
 /**
- * Creates several rules of one kind as createRule would one after the other, with one read of
- * the names taken and one insert. A refused rule is thrown as an ItemError with its index.
+ * Creates several rules of one kind as createRule would one after the other, in one insert that
+ * also finds names already taken. A refused rule is thrown as an ItemError with its index.
  */
 export async function createRules(db: Db, kind: RuleKind, domainId: string, inputs: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
   await lockRuleWrites(db, kind, domainId);
   await assertDomainExists(db, domainId);
-  const names = inputs.map((input) => String(input.name));
-  const { rows: named } = await sqlOf(db).query<{ name: string }>(`SELECT name FROM ${kind.table} WHERE domain_id = $1 AND name = ANY($2::text[])`, [domainId, names]);
-  const taken = new Set(named.map((row) => row.name));
-  const rows = inputs.map((input, index) =>
-    atItem(index, () => {
-      const data = checkedRule(kind, domainId, input, extra);
-      if (taken.has(names[index])) throw duplicateName(kind, names[index]);
-      taken.add(names[index]);
-      return data;
-    }),
+  const sql = sqlOf(db);
+  const rows = await createMany(
+    {
+      check: (input) => checkedRule(kind, domainId, input, extra),
+      keyOf: (row) => String(row.name),
+      duplicate: (row) => duplicateName(kind, String(row.name)),
+      storedKeys: async (candidates) => {
+        const { rows: named } = await sql.query<{ name: string }>(`SELECT name FROM ${kind.table} WHERE domain_id = $1 AND name = ANY($2::text[])`, [domainId, candidates.map((row) => row.name)]);
+        return new Set(named.map((row) => row.name));
+      },
+      insertNew: (candidates) => insertNewRows(sql, kind.table, candidates),
+    },
+    inputs,
   );
-  return (await insertRows(sqlOf(db), kind.table, rows)).map((row) => serializeRule(row as RuleRecord));
+  return rows.map((row) => serializeRule(row as RuleRecord));
 }
 
 /** Merges the patch into the rule and re-runs every check on the result. */
