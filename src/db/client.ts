@@ -8,9 +8,9 @@ export type Db = PrismaClient;
 export type Database = { prisma: PrismaClient; pool: pg.Pool; close: () => Promise<void> };
 
 /**
- * Opens the pool shared by Prisma (through the pg adapter) and by raw queries
- * (readiness, migrations, locks, and sqlOf() of Prisma's own transactions). Lost connections are logged, never fatal:
- * the pool reconnects on the next query once the database is back.
+ * Opens the pool shared by Prisma (through the pg adapter) and by raw queries (readiness,
+ * migrations, locks, and sqlOf() inside Prisma's own transactions). Lost connections are logged,
+ * never fatal: the pool reconnects on the next query once the database is back.
  */
 export function openDatabase(url: string, logger: Logger, max = 10): Database {
   const pool = new SqlPool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 });

@@ -9,10 +9,22 @@ import type { Db } from './client.js';
  */
 export type Sql = { query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> };
 
-// A transaction being opened in this async context: the connection Prisma checks out for it, and whether it went back to the pool.
+// A transaction being opened: the connection Prisma checks out for it, and whether it went back to the pool.
 type Opening = { connection?: pg.PoolClient; released?: boolean };
-const opening = new AsyncLocalStorage<Opening>();
 const connections = new WeakMap<object, Sql>();
+
+// One AsyncLocalStorage per transaction while it is being opened, disabled as soon as it has its
+// connection: on Node 20 an enabled AsyncLocalStorage slows every await of the process (async hooks),
+// so none stays enabled while no transaction is opening.
+const openings = new Set<AsyncLocalStorage<Opening>>();
+
+function openingHere(): Opening | undefined {
+  for (const storage of openings) {
+    const slot = storage.getStore();
+    if (slot) return slot;
+  }
+  return undefined;
+}
 
 // Marks the slot released when the connection goes back to the pool (the pool gives each checkout its own release).
 function watchRelease(client: pg.PoolClient, slot: Opening): void {
@@ -34,7 +46,7 @@ export class SqlPool extends pg.Pool {
   connect(callback: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
   connect(callback?: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
     if (callback) return super.connect(callback as never);
-    const slot = opening.getStore();
+    const slot = openingHere();
     return super.connect().then((client) => {
       if (slot && !slot.connection) {
         slot.connection = client;
@@ -79,12 +91,23 @@ export type TransactionOptions = { timeout?: number; maxWait?: number };
 /** Runs `work` in one Prisma interactive transaction whose connection sqlOf(tx) also reaches. */
 export async function transaction<T>(prisma: Db, work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
   const slot: Opening = {};
-  return opening.run(slot, () =>
-    prisma.$transaction(async (client) => {
-      const tx = client as unknown as Db;
-      if (!slot.connection) throw new Error('the transaction began on a connection that did not come from an SqlPool');
-      connections.set(tx, transactionSql(slot));
-      return work(tx);
-    }, options),
-  );
+  const storage = new AsyncLocalStorage<Opening>();
+  const opened = () => {
+    openings.delete(storage);
+    storage.disable();
+  };
+  openings.add(storage);
+  try {
+    return await storage.run(slot, () =>
+      prisma.$transaction(async (client) => {
+        opened();
+        const tx = client as unknown as Db;
+        if (!slot.connection) throw new Error('the transaction began on a connection that did not come from an SqlPool');
+        connections.set(tx, transactionSql(slot));
+        return work(tx);
+      }, options),
+    );
+  } finally {
+    opened();
+  }
 }

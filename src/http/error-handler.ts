@@ -37,7 +37,7 @@ function fromDataException(error: unknown): HttpError | undefined {
   return new ValidationError(undefined, `a value of this request cannot be stored (${reason})`);
 }
 
-// A safety net behind the services' own checks (which run under write locks): storage refused a duplicate.
+// A safety net behind the services' own duplicate checks (write locks, inserts that skip a taken key): storage refused a duplicate.
 function fromUniqueViolation(error: unknown): HttpError | undefined {
   const duplicate = uniqueViolation(error);
   return duplicate && new ValidationError(duplicate.field, 'a record with this value already exists', 'duplicate value');
