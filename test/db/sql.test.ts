@@ -48,9 +48,9 @@ describe('SQL beside Prisma on the same connection', () => {
     expect(await database.prisma.setting.count()).to.equal(0);
   });
 
-  it('gives concurrent transactions their own connections', async () => {
+  it('gives concurrent transactions their own connections, also while they queue for the pool (10)', async () => {
     const seen = await Promise.all(
-      Array.from({ length: 8 }, () =>
+      Array.from({ length: 25 }, () =>
         transaction(database.prisma, async (tx) => {
           const viaPrisma = (await tx.$queryRaw<{ pid: number; xid: string }[]>`SELECT pg_backend_pid() AS pid, txid_current()::text AS xid`)[0];
           await new Promise((resolve) => setTimeout(resolve, 20));
@@ -60,7 +60,7 @@ describe('SQL beside Prisma on the same connection', () => {
         }),
       ),
     );
-    expect(new Set(seen).size).to.equal(8);
+    expect(new Set(seen).size).to.equal(25);
   });
 
   it('refuses SQL through a transaction that timed out, and writes nothing', async () => {
