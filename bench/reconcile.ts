@@ -52,55 +52,66 @@ await git.addConfig('user.email', 'bench@example.net').addConfig('user.name', 'B
 await git.add('.').commit('500 domains').push('origin', 'main');
 const firstSha = (await git.revparse(['HEAD'])).trim();
 
-const started = performance.now();
-const { base, stop } = await startCoreProcess(url, {
-  CDN_GITOPS_REPO: `file://${path.join(dir, 'remote.git')}`,
-  CDN_GITOPS_INTERVAL_SECONDS: '3600',
-  CDN_GITOPS_WEBHOOK_SECRET: SECRET,
-  CDN_DATA_DIR: path.join(dir, 'data'),
-});
-const listened = performance.now();
-const client = new ApiClient(base);
-try {
-  const first = await runOf(client, firstSha);
-  const applied = performance.now();
-  console.log(`first full apply by the controller    ${((applied - listened) / 1000).toFixed(2)} s after the core listened (${((applied - started) / 1000).toFixed(2)} s with its start) — status ${first.status}, ${JSON.stringify(first.counts)}`);
-  for (const failed of first.domains.filter((domain: { ok: boolean }) => !domain.ok).slice(0, 3)) console.log(`  failed: ${failed.domain}: ${failed.error}`);
+// The first apply by the controller in `cdn core`, then no-op reconciles and webhook-announced one-record changes.
+async function controllerRounds(): Promise<void> {
+  const started = performance.now();
+  const { base, stop } = await startCoreProcess(url, {
+    CDN_GITOPS_REPO: `file://${path.join(dir, 'remote.git')}`,
+    CDN_GITOPS_INTERVAL_SECONDS: '3600',
+    CDN_GITOPS_WEBHOOK_SECRET: SECRET,
+    CDN_DATA_DIR: path.join(dir, 'data'),
+  });
+  const listened = performance.now();
+  const client = new ApiClient(base);
+  try {
+    const first = await runOf(client, firstSha);
+    const applied = performance.now();
+    console.log(`first full apply by the controller    ${((applied - listened) / 1000).toFixed(2)} s after the core listened (${((applied - started) / 1000).toFixed(2)} s with its start) — status ${first.status}, ${JSON.stringify(first.counts)}`);
+    for (const failed of first.domains.filter((domain: { ok: boolean }) => !domain.ok).slice(0, 3)) console.log(`  failed: ${failed.domain}: ${failed.error}`);
 
-  for (const round of [1, 2]) {
-    const noopStarted = performance.now();
-    const planned = await buildPlan(client, await loadDesiredState(work));
-    console.log(`no-op reconcile, run ${round}               ${((performance.now() - noopStarted) / 1000).toFixed(2)} s — ${summaryLine(planned.plan)}`);
-  }
+    for (const round of [1, 2]) {
+      const noopStarted = performance.now();
+      const planned = await buildPlan(client, await loadDesiredState(work));
+      console.log(`no-op reconcile, run ${round}               ${((performance.now() - noopStarted) / 1000).toFixed(2)} s — ${summaryLine(planned.plan)}`);
+    }
 
-  for (const round of [1, 2, 3]) {
-    const file = path.join(work, 'domains', `bench${round}.example.yaml`);
-    await writeFile(file, (await readFile(file, 'utf8')).replace('name: host0, content:', 'name: host0, ttl: 600, content:'));
-    await git.add('.').commit(`one record, round ${round}`).push('origin', 'main');
-    const sha = (await git.revparse(['HEAD'])).trim();
-    const body = JSON.stringify({ ref: 'refs/heads/main', after: sha });
-    const hookAt = performance.now();
-    const answer = await fetch(`${base}/api/v1/gitops/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` }, body });
-    if (answer.status !== 202) throw new Error(`webhook answered ${answer.status}`);
-    const run = await runOf(client, sha);
-    console.log(`one-record change, webhook to applied ${((performance.now() - hookAt) / 1000).toFixed(2)} s — status ${run.status}, ${JSON.stringify(run.counts)}`);
+    for (const round of [1, 2, 3]) {
+      const file = path.join(work, 'domains', `bench${round}.example.yaml`);
+      await writeFile(file, (await readFile(file, 'utf8')).replace('name: host0, content:', 'name: host0, ttl: 600, content:'));
+      await git.add('.').commit(`one record, round ${round}`).push('origin', 'main');
+      const sha = (await git.revparse(['HEAD'])).trim();
+      const body = JSON.stringify({ ref: 'refs/heads/main', after: sha });
+      const hookAt = performance.now();
+      const answer = await fetch(`${base}/api/v1/gitops/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` }, body });
+      if (answer.status !== 202) throw new Error(`webhook answered ${answer.status}`);
+      const run = await runOf(client, sha);
+      console.log(`one-record change, webhook to applied ${((performance.now() - hookAt) / 1000).toFixed(2)} s — status ${run.status}, ${JSON.stringify(run.counts)}`);
+    }
+  } finally {
+    await stop();
+    await dropTestDatabase(url);
   }
-} finally {
-  await stop();
-  await dropTestDatabase(url);
 }
 
 // The same first apply by `cdn apply`, a process of its own as CI runs it, against a second fresh core.
-const secondUrl = await createTestDatabase();
-const second = await startCoreProcess(secondUrl, { CDN_DATA_DIR: path.join(dir, 'data-2') });
+async function firstApplyByCli(): Promise<void> {
+  const secondUrl = await createTestDatabase();
+  const second = await startCoreProcess(secondUrl, { CDN_DATA_DIR: path.join(dir, 'data-2') });
+  try {
+    const applyStarted = performance.now();
+    const { stdout, code } = await runCli(['apply', work, '--url', second.base, '--json']);
+    const outcome = JSON.parse(stdout) as { status: string };
+    console.log(`first full apply by cdn apply         ${((performance.now() - applyStarted) / 1000).toFixed(2)} s (its own process: load, plan, writes) — exit ${code}, status ${outcome.status}`);
+  } finally {
+    await second.stop();
+    await dropTestDatabase(secondUrl);
+  }
+}
+
 try {
-  const applyStarted = performance.now();
-  const { stdout, code } = await runCli(['apply', work, '--url', second.base, '--json']);
-  const outcome = JSON.parse(stdout) as { status: string; plan?: { counts?: unknown } };
-  console.log(`first full apply by cdn apply         ${((performance.now() - applyStarted) / 1000).toFixed(2)} s (its own process: load, plan, writes) — exit ${code}, status ${outcome.status}`);
+  await controllerRounds();
+  await firstApplyByCli();
 } finally {
-  await second.stop();
   await rm(dir, { recursive: true, force: true });
-  await dropTestDatabase(secondUrl);
   await stopSharedServer();
 }
