@@ -9,8 +9,8 @@ import type { Db } from './client.js';
  */
 export type Sql = { query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> };
 
-// A transaction being opened: the connection Prisma checks out for it, and whether it went back to the pool.
-type Opening = { connection?: pg.PoolClient; released?: boolean };
+// A transaction being opened: the connection Prisma checks out for it, and whether Prisma has ended it.
+type Opening = { connection?: pg.PoolClient; ended?: boolean };
 const connections = new WeakMap<object, Sql>();
 
 // One AsyncLocalStorage per transaction while it is being opened, disabled as soon as it has its
@@ -26,11 +26,22 @@ function openingHere(): Opening | undefined {
   return undefined;
 }
 
-// Marks the slot released when the connection goes back to the pool (the pool gives each checkout its own release).
-function watchRelease(client: pg.PoolClient, slot: Opening): void {
+const ENDING = new Set(['COMMIT', 'ROLLBACK']);
+
+// Marks the transaction ended as soon as Prisma sends COMMIT or ROLLBACK on its connection (SQL queued
+// behind those would run outside any transaction), and when the connection goes back to the pool. The
+// connection's own query and release (the pool gives each checkout its own) are restored at release.
+function watchEnd(client: pg.PoolClient, slot: Opening): void {
   const release = client.release;
+  const query = client.query as (...args: unknown[]) => unknown;
+  client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+    if (typeof text === 'string' && ENDING.has(text)) slot.ended = true;
+    return query.apply(this, args);
+  } as typeof client.query;
   client.release = (error?: Error | boolean) => {
-    slot.released = true;
+    slot.ended = true;
+    delete (client as { query?: unknown }).query;
     client.release = release;
     return release.call(client, error);
   };
@@ -50,7 +61,7 @@ export class SqlPool extends pg.Pool {
     return super.connect().then((client) => {
       if (slot && !slot.connection) {
         slot.connection = client;
-        watchRelease(client, slot);
+        watchEnd(client, slot);
       }
       return client;
     });
@@ -75,7 +86,7 @@ function transactionSql(slot: Opening): Sql {
   const connection = slot.connection!;
   return {
     query: (text, values) => {
-      if (slot.released) return Promise.reject(new Error('the transaction has ended (committed, rolled back or timed out); its connection is no longer this work’s'));
+      if (slot.ended) return Promise.reject(new Error('the transaction has ended (committed, rolled back or timed out); its connection is no longer this work’s'));
       return connection.query(text, values);
     },
   };

@@ -82,6 +82,27 @@ describe('SQL beside Prisma on the same connection', () => {
     expect(await database.prisma.setting.count()).to.equal(0);
   });
 
+  it('refuses SQL as soon as Prisma has sent the ROLLBACK of a timed-out transaction, before its connection is released', async () => {
+    let late: unknown;
+    const timedOut = transaction(
+      database.prisma,
+      async (tx) => {
+        // Keeps the connection busy past the timeout, so Prisma's ROLLBACK waits in its queue.
+        const busy = sqlOf(tx).query('SELECT pg_sleep(0.6)').catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        late = await sqlOf(tx)
+          .query("INSERT INTO settings (\"group\", key, value) VALUES ('queued', 'write', '1')")
+          .catch((error: Error) => error);
+        await busy;
+      },
+      { timeout: 100 },
+    );
+    expect(await timedOut.then(() => 'committed', () => 'rolled back')).to.equal('rolled back');
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(late).to.be.instanceOf(Error);
+    expect(await database.prisma.setting.count(), 'nothing written outside the transaction').to.equal(0);
+  });
+
   it('runs sqlOf(prisma) on the pool, and refuses a client it does not know', async () => {
     expect((await sqlOf(database.prisma).query('SELECT 1 AS one')).rows[0].one).to.equal(1);
     expect(() => sqlOf({} as never)).to.throw(/no SQL connection/);
