@@ -1,4 +1,5 @@
-import { ApiFailure, api } from './api.js';
+import { type ApiFailure, api } from './api.js';
+import { failureOf } from './use-submit.js';
 
 /** Asks first, then DELETEs `path`: a refusal goes to `onFailure` (cleared on success), and the list is read again either way. */
 export async function deleteAfterAsking(question: string, path: string, onFailure: (failure?: ApiFailure) => void, reload: () => void): Promise<void> {
@@ -7,7 +8,7 @@ export async function deleteAfterAsking(question: string, path: string, onFailur
     await api('DELETE', path);
     onFailure(undefined);
   } catch (error) {
-    onFailure(error as ApiFailure);
+    onFailure(failureOf(error));
   }
   reload();
 }

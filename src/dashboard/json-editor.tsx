@@ -1,5 +1,14 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure } from './api.js';
+import { useSubmit } from './use-submit.js';
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiFailure(0, 'not valid JSON', undefined, (error as Error).message);
+  }
+}
 
 /**
  * A value edited as the API's JSON (a rule, a record's geo routes): saving parses it and hands it to
@@ -7,24 +16,8 @@ import { ApiFailure } from './api.js';
  */
 export function JsonEditor({ label, initial, submitLabel, onSave }: { label: string; initial: unknown; submitLabel: string; onSave: (value: unknown) => Promise<void> }) {
   const [text, setText] = useState(JSON.stringify(initial, null, 2));
-  const [failure, setFailure] = useState<ApiFailure>();
   const errorId = `${label.replace(/\W+/g, '-')}-error`;
-  async function submit(event: Event) {
-    event.preventDefault();
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      setFailure(new ApiFailure(0, 'not valid JSON', undefined, (error as Error).message));
-      return;
-    }
-    try {
-      await onSave(value);
-      setFailure(undefined);
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-  }
+  const { failure, submit } = useSubmit(async () => onSave(parsedJson(text)));
   return (
     <form onSubmit={submit} aria-label={label.replace(/ as JSON$/, '')}>
       <label class="wide">

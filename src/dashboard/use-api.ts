@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiFailure, get } from './api.js';
+import { type ApiFailure, get } from './api.js';
+import { failureOf } from './use-submit.js';
 
 export type Loaded<T> = { data?: T; failure?: ApiFailure; loading: boolean; reload: () => void };
 
@@ -14,7 +15,7 @@ export function useApi<T>(path: string | null): Loaded<T> {
     get<T>(path).then(
       (data) => current && setState({ data, loading: false }),
       // What was shown stays shown beside the error: a transient failure does not empty a view (or stop a poll).
-      (failure: unknown) => current && setState((previous) => ({ data: previous.data, failure: failure instanceof ApiFailure ? failure : new ApiFailure(0, String(failure)), loading: false })),
+      (failure: unknown) => current && setState((previous) => ({ data: previous.data, failure: failureOf(failure), loading: false })),
     );
     return () => {
       current = false;

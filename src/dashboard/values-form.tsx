@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { ApiFailure } from './api.js';
 import { FieldError, FormFailure } from './field-error.js';
+import { useSubmit } from './use-submit.js';
 
 type Value = string | number | boolean | null;
 
@@ -25,21 +25,14 @@ function parsed(previous: unknown, text: string): Value {
 export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, onSave }: { label: string; values: Record<string, unknown>; skip?: string[]; fieldOf?: (key: string) => string; onSave: (changed: Record<string, Value>) => Promise<void> }) {
   const keys = Object.keys(values).filter((key) => !skip.includes(key) && (values[key] === null || typeof values[key] !== 'object'));
   const [draft, setDraft] = useState<Record<string, Value>>({});
-  const [failure, setFailure] = useState<ApiFailure>();
   const [saved, setSaved] = useState(false);
   const current = (key: string) => (key in draft ? draft[key] : (values[key] as Value));
-  async function submit(event: Event) {
-    event.preventDefault();
-    try {
-      await onSave(draft);
-      setDraft({});
-      setFailure(undefined);
-      setSaved(true);
-    } catch (error) {
-      setFailure(error as ApiFailure);
-      setSaved(false);
-    }
-  }
+  const saving = useSubmit(async () => {
+    await onSave(draft);
+    setDraft({});
+  });
+  const { failure } = saving;
+  const submit = async (event: Event) => setSaved(await saving.submit(event));
   const idOf = (key: string) => `${label.replace(/\W+/g, '-')}-${key}-error`;
   return (
     <form class="values-form" onSubmit={submit} aria-label={label}>

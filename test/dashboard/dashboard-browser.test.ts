@@ -195,6 +195,9 @@ describe('the browser dashboard in Chromium', function () {
     await page.getByLabel('Kind').selectOption('redirects');
     await page.getByRole('button', { name: 'New rule' }).click();
     const rule = page.getByLabel('New rule as JSON');
+    await rule.fill('{ "name": "docs",');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.locator('.json-error').getByText(/JSON/).waitFor();
     await rule.fill(JSON.stringify({ name: 'docs', match: { paths: [{ kind: 'bogus', value: '/docs' }] }, target: '/documentation/' }));
     await page.getByRole('button', { name: 'Add rule' }).click();
     await page.locator('.json-error').getByText(/match\.paths/).waitFor();

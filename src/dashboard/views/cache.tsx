@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiFailure, api } from '../api.js';
+import { api } from '../api.js';
 import { Badge, DataTable, Empty, Failure, Values, When } from '../components.js';
 import { FieldError, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
+import { useSubmit } from '../use-submit.js';
 import { REPORTED_FIELDS, ValuesForm } from '../values-form.js';
 import type { Domain } from './domains.js';
 
@@ -16,18 +17,11 @@ const POLL_MS = 1000;
 function PurgeForm({ domain, onPurged }: { domain: Domain; onPurged: () => void }) {
   const [scope, setScope] = useState('everything');
   const [value, setValue] = useState('');
-  const [failure, setFailure] = useState<ApiFailure>();
-  async function submit(event: Event) {
-    event.preventDefault();
-    try {
-      await api('POST', `/api/v1/domains/${domain.id}/cache/purge`, scope === 'everything' ? { scope } : { scope, value: value || undefined });
-      setFailure(undefined);
-      setValue('');
-      onPurged();
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-  }
+  const { failure, submit } = useSubmit(async () => {
+    await api('POST', `/api/v1/domains/${domain.id}/cache/purge`, scope === 'everything' ? { scope } : { scope, value: value || undefined });
+    setValue('');
+    onPurged();
+  });
   return (
     <form class="record-form" onSubmit={submit} aria-label="Purge the cache">
       <label>

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { ApiFailure, api } from '../api.js';
+import { api } from '../api.js';
 import { Badge, DataTable, Empty, Failure, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { useApi } from '../use-api.js';
+import { useSubmit } from '../use-submit.js';
 import { useOwnership } from '../ownership.js';
 import { FieldError, FormFailure } from '../field-error.js';
 
@@ -12,18 +13,11 @@ export const STATUS_TONE: Record<string, 'good' | 'warn' | 'neutral'> = { active
 
 function AddDomain({ onAdded }: { onAdded: (domain: Domain) => void }) {
   const [name, setName] = useState('');
-  const [failure, setFailure] = useState<ApiFailure>();
-  async function submit(event: Event) {
-    event.preventDefault();
-    try {
-      const { data } = await api<{ data: Domain }>('POST', '/api/v1/domains', { domain: name });
-      setName('');
-      setFailure(undefined);
-      onAdded(data);
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-  }
+  const { failure, submit } = useSubmit(async () => {
+    const { data } = await api<{ data: Domain }>('POST', '/api/v1/domains', { domain: name });
+    setName('');
+    onAdded(data);
+  });
   return (
     <form class="inline" onSubmit={submit} aria-label="Add a domain">
       <label>

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { ApiFailure, api } from '../api.js';
+import { api } from '../api.js';
 import { Failure } from '../components.js';
 import { saveSession } from '../session.js';
+import { useSubmit } from '../use-submit.js';
 
 type LoginAnswer = { data: { token: string; expires_at: number; user: { username: string } } };
 
@@ -9,23 +10,11 @@ type LoginAnswer = { data: { token: string; expires_at: number; user: { username
 export function Login({ onLogin, expired }: { onLogin: () => void; expired: boolean }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [failure, setFailure] = useState<ApiFailure>();
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setFailure(undefined);
-    try {
-      const { data } = await api<LoginAnswer>('POST', '/api/v1/admin/login', { username, password });
-      saveSession({ token: data.token, username: data.user.username, expires_at: data.expires_at });
-      onLogin();
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { failure, busy, submit } = useSubmit(async () => {
+    const { data } = await api<LoginAnswer>('POST', '/api/v1/admin/login', { username, password });
+    saveSession({ token: data.token, username: data.user.username, expires_at: data.expires_at });
+    onLogin();
+  });
 
   return (
     <main class="login">

@@ -6,6 +6,7 @@ import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
 import { SourceCell, YamlSnippet } from '../item-source.js';
 import { useApi } from '../use-api.js';
+import { useSubmit } from '../use-submit.js';
 import { ValuesForm } from '../values-form.js';
 import type { Domain } from './domains.js';
 
@@ -20,18 +21,11 @@ function originYaml(origin: Origin): string {
 
 function AddOrigin({ domain, onAdded }: { domain: Domain; onAdded: () => void }) {
   const [form, setForm] = useState({ host: '', role: 'primary', weight: '100' });
-  const [failure, setFailure] = useState<ApiFailure>();
-  async function submit(event: Event) {
-    event.preventDefault();
-    try {
-      await api('POST', `/api/v1/domains/${domain.id}/origins`, { host: form.host, role: form.role, weight: Number(form.weight) });
-      setFailure(undefined);
-      setForm({ ...form, host: '' });
-      onAdded();
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-  }
+  const { failure, submit } = useSubmit(async () => {
+    await api('POST', `/api/v1/domains/${domain.id}/origins`, { host: form.host, role: form.role, weight: Number(form.weight) });
+    setForm({ ...form, host: '' });
+    onAdded();
+  });
   return (
     <form class="record-form" onSubmit={submit} aria-label="Add an origin">
       <label>

@@ -7,6 +7,7 @@ import { JsonEditor } from '../json-editor.js';
 import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
 import { useApi } from '../use-api.js';
+import { failureOf, useSubmit } from '../use-submit.js';
 import type { Domain } from './domains.js';
 
 type DnsRecord = { id: string; type: string; name: string; fqdn: string; content: string; ttl: number; proxied: boolean; routing_policy: string; enabled: boolean };
@@ -36,23 +37,16 @@ function bodyOf(draft: RecordDraft, editing?: DnsRecord): Record<string, unknown
 /** Adds a record, or edits one (`editing`): the API's refusal is shown next to the field it names. */
 function RecordForm({ domain, editing, onDone }: { domain: Domain; editing?: DnsRecord; onDone: () => void }) {
   const [form, setForm] = useState<RecordDraft>(editing ? { ...editing, ttl: String(editing.ttl) } : EMPTY);
-  const [failure, setFailure] = useState<ApiFailure>();
   const set = (field: keyof RecordDraft) => (event: Event) => {
     const input = event.currentTarget as HTMLInputElement;
     setForm({ ...form, [field]: input.type === 'checkbox' ? input.checked : input.value });
   };
-  async function submit(event: Event) {
-    event.preventDefault();
-    try {
-      if (editing) await api('PATCH', `/api/v1/domains/${domain.id}/dns/records/${editing.id}`, bodyOf(form, editing));
-      else await api('POST', `/api/v1/domains/${domain.id}/dns/records`, bodyOf(form));
-      setFailure(undefined);
-      setForm(editing ? form : { ...form, name: '', content: '' });
-      onDone();
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-  }
+  const { failure, submit } = useSubmit(async () => {
+    if (editing) await api('PATCH', `/api/v1/domains/${domain.id}/dns/records/${editing.id}`, bodyOf(form, editing));
+    else await api('POST', `/api/v1/domains/${domain.id}/dns/records`, bodyOf(form));
+    setForm(editing ? form : { ...form, name: '', content: '' });
+    onDone();
+  });
   const id = (field: string) => `record-${editing ? 'edit' : 'add'}-${field}-error`;
   return (
     <form class="record-form" onSubmit={submit} aria-label={editing ? `Edit ${editing.type} ${editing.fqdn}` : 'Add a DNS record'}>
@@ -141,7 +135,7 @@ function ProxiedToggle({ domain, record, onChanged }: { domain: Domain; record: 
       await api('PATCH', `/api/v1/domains/${domain.id}/dns/records/${record.id}`, { proxied: !record.proxied });
       onChanged();
     } catch (error) {
-      onChanged(error as ApiFailure);
+      onChanged(failureOf(error));
     }
   }
   return (
