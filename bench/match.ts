@@ -44,7 +44,7 @@ function siteRequest(rng: Rng): RequestFacts {
     host: pick(rng, ['www.example.com', 'shop.example.com', 'example.com']),
     path: `/${section}/${file}`,
     method: rng() < 0.85 ? 'GET' : 'POST',
-    query: rng() < 0.3 ? { q: 'x' } : {},
+    query: rng() < 0.3 ? { q: ['x'] } : {},
     headers: { 'user-agent': 'Mozilla/5.0', accept: '*/*' },
     cookies: {},
     country: pick(rng, ['US', 'DE', 'FR', 'JP']),

@@ -7,6 +7,8 @@ import { withCdnLoop } from '../pipeline/cdn-loop.js';
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) plus those the edge sets itself. Expect
 // is answered by the edge's own server (100 Continue), so it is not passed on.
+// Those the client's Connection header named were removed at the door
+// (pipeline/request-head.ts), before any request-header rule could set one.
 const DROPPED_REQUEST_HEADERS = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
   'host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host',
@@ -14,7 +16,7 @@ const DROPPED_REQUEST_HEADERS = new Set([
 
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-// The extra hop-by-hop names a Connection header lists (bounded: a header line is at most 16 KB anyway).
+// The extra hop-by-hop names an origin's Connection header lists (bounded: a header line is at most 16 KB anyway).
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
   if (!value) return undefined;
   const text = Array.isArray(value) ? value.join(',') : value;
@@ -24,7 +26,7 @@ function connectionTokens(value: string | string[] | undefined): Set<string> | u
 /** What the edge knows about the client request that origins are told. */
 export type ForwardFacts = {
   domain: ActiveDomain;
-  /** The Host header as the client sent it (port included). */
+  /** The request's normalised host (request-head.ts): never the raw Host header. */
   clientHost: string;
   clientIp: string;
   scheme: 'http' | 'https';
@@ -37,19 +39,18 @@ export type ForwardFacts = {
 /**
  * The headers for `origin`: the client's minus hop-by-hop ones; X-Forwarded-For
  * replaced by the single address the edge believes (a client-sent chain is not
- * trusted past the edge's own trusted-proxy rules); X-Forwarded-Proto and -Host;
- * Host = origin.host_header or the client's; the shield header carrying the
+ * trusted past the edge's own trusted-proxy rules); X-Forwarded-Proto and -Host
+ * (the normalised host); Host = origin.host_header or the normalised host; the shield header carrying the
  * domain's secret (a client-sent copy is always dropped); CDN-Loop with this
  * edge's pseudonym appended. No Via: it would announce the edge's software for
  * no use to origins.
  */
 export function forwardHeaders(incoming: IncomingHttpHeaders, origin: SnapshotOrigin, facts: ForwardFacts): OutgoingHttpHeaders {
-  const extraHopByHop = facts.upgrade ? undefined : connectionTokens(incoming.connection);
   const shieldName = facts.domain.originShield?.header_name.toLowerCase();
   const headers: OutgoingHttpHeaders = {};
   for (const name in incoming) {
     const value = incoming[name];
-    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name) || name === shieldName || extraHopByHop?.has(name)) continue;
+    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name) || name === shieldName) continue;
     headers[name] = value;
   }
   if (facts.upgrade) {

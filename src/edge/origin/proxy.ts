@@ -78,7 +78,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
         agent: agents.agentFor(origin),
         method: ctx.method,
         target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
-        headers: Object.assign(forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.req.headers.host ?? ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }), conditional),
+        headers: Object.assign(forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }), conditional),
         servername: origin.scheme === 'https' ? tlsName(origin, ctx.host) : undefined,
         connectTimeoutMs: Math.min(origin.timeouts.connect_ms, connectCapMs),
         readTimeoutMs: Math.min(origin.timeouts.read_ms, readCapMs),

@@ -1,8 +1,9 @@
-// WebSocket (any Upgrade) pass-through: the handshake goes to an origin chosen
-// like any request's; on 101 the two sockets are joined byte for byte and no
-// timeout applies any more (a quiet WebSocket is a normal one); any other
-// answer is passed back and the connection closed. Failures before the origin
-// answered close the client connection after a bare 502/503/504 status line.
+// WebSocket pass-through: the handshake goes to an origin chosen like any
+// request's; on 101 the two sockets are joined byte for byte and no timeout
+// applies any more (a quiet WebSocket is a normal one); any other answer is
+// passed back and the connection closed. Every head the client gets (the 101,
+// the origin's refusal, the edge's 502/503/504 page) goes through the response
+// phases first (header rules, hygiene, X-Request-Id).
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
@@ -11,16 +12,29 @@ import type { Config } from '../../config/load.js';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 import type { ActiveDomain } from '../config/active-config.js';
 import type { OriginBreakers } from './breaker.js';
-import { forwardHeaders } from './forward-headers.js';
+import type { ResponseHeaders } from '../pipeline/response.js';
+import { forwardHeaders, responseHeaders } from './forward-headers.js';
 import type { OriginHealthView } from './health-view.js';
 import { failureOutcome, responseOutcome } from './observation.js';
 import { socketHost, tlsName, type OriginTls } from './origin-agents.js';
-import { ClientClosedError, OriginError, errorPageFor } from './origin-error.js';
+import { ClientClosedError, OriginError, type OriginErrorKind } from './origin-error.js';
 import type { RetryBudget } from './retry-budget.js';
 import { defaultSeed, orderOrigins } from './selection.js';
 
-/** What the host, IP and WAF phases established about the upgrade request. */
-export type UpgradeRequest = { domain: ActiveDomain; host: string; clientIp: string; scheme: 'http' | 'https' };
+/** What the door and the request phases established about the upgrade request, and how its answers are finished. */
+export type UpgradeRequest = {
+  domain: ActiveDomain;
+  /** The normalised host. */
+  host: string;
+  /** The canonical path and the query, as the origin receives them. */
+  target: string;
+  clientIp: string;
+  scheme: 'http' | 'https';
+  /** The response phases over an answer's head: returns the headers to send. */
+  finishHead(status: number, headers: ResponseHeaders): ResponseHeaders;
+  /** Answers the client with the edge's page for `kind` and closes; returns its status. */
+  refuse(kind: OriginErrorKind): number;
+};
 
 export type UpgradeDeps = {
   config: Pick<Config, 'edgeProxyConnectTimeoutSeconds' | 'edgeProxyReadTimeoutSeconds'>;
@@ -33,25 +47,13 @@ export type UpgradeDeps = {
   cdnLoop?: string;
 };
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'te', 'trailer', 'upgrade']);
-
-function headBlock(status: number, message: string, rawHeaders: string[], keepUpgrade: boolean): string {
+function headBlock(status: number, message: string, headers: ResponseHeaders): string {
   let head = `HTTP/1.1 ${status} ${message}\r\n`;
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i].toLowerCase();
-    if (!keepUpgrade && HOP_BY_HOP.has(name)) continue;
-    head += `${rawHeaders[i]}: ${rawHeaders[i + 1]}\r\n`;
+  for (const name in headers) {
+    const value = headers[name];
+    for (const item of Array.isArray(value) ? value : [value]) head += `${name}: ${item}\r\n`;
   }
-  return `${head}${keepUpgrade ? '' : 'Connection: close\r\n'}\r\n`;
-}
-
-// Answers the client with the status line of `error` and closes; returns that status.
-function refuse(socket: Duplex, error: OriginError): number {
-  const { status } = errorPageFor(error.kind);
-  const reason = status === 504 ? 'Gateway Timeout' : status === 503 ? 'Service Unavailable' : 'Bad Gateway';
-  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-  socket.destroy();
-  return status;
+  return `${head}\r\n`;
 }
 
 /** The status logged for a client that left before it had an answer (as for any request). */
@@ -64,9 +66,8 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
   return new Promise((resolve, reject) => {
     const connectMs = Math.min(origin.timeouts.connect_ms, deps.config.edgeProxyConnectTimeoutSeconds * 1000);
     const readMs = Math.min(origin.timeouts.read_ms, deps.config.edgeProxyReadTimeoutSeconds * 1000);
-    const clientHost = req.headers.host ?? target.host;
-    const headers = forwardHeaders(req.headers, origin, { domain: target.domain, clientHost, clientIp: target.clientIp, scheme: target.scheme, upgrade: true, cdnLoop: deps.cdnLoop });
-    const options = { agent: false as const, host: socketHost(origin.host), port: origin.port, method: req.method, path: req.url, headers };
+    const headers = forwardHeaders(req.headers, origin, { domain: target.domain, clientHost: target.host, clientIp: target.clientIp, scheme: target.scheme, upgrade: true, cdnLoop: deps.cdnLoop });
+    const options = { agent: false as const, host: socketHost(origin.host), port: origin.port, method: req.method, path: target.target, headers };
     const request = origin.scheme === 'https' ? https.request({ ...options, servername: tlsName(origin, target.host), ca: deps.tls?.ca }) : http.request(options);
     let stage: 'connecting' | 'handshaking' | 'ready' = 'connecting';
     const fail = (kind: OriginError['kind'], message: string): void => void request.destroy(new OriginError(kind, message, origin.id));
@@ -92,7 +93,8 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
       socket.off('close', onClientGone);
       upstream.setTimeout(0);
       upstream.setKeepAlive(true, 30000);
-      socket.write(headBlock(101, response.statusMessage ?? 'Switching Protocols', response.rawHeaders, true));
+      const finished = target.finishHead(101, responseHeaders(response.headers));
+      socket.write(headBlock(101, response.statusMessage ?? 'Switching Protocols', { ...finished, connection: 'Upgrade', upgrade: response.headers.upgrade ?? 'websocket' }));
       if (upstreamHead.length > 0) socket.write(upstreamHead);
       if (head.length > 0) upstream.write(head);
       upstream.on('error', () => socket.destroy());
@@ -106,7 +108,8 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
     request.once('response', (response: IncomingMessage) => {
       clearTimeout(connectTimer);
       socket.off('close', onClientGone);
-      socket.write(headBlock(response.statusCode ?? 502, response.statusMessage ?? '', response.rawHeaders, false));
+      const finished = target.finishHead(response.statusCode ?? 502, responseHeaders(response.headers));
+      socket.write(headBlock(response.statusCode ?? 502, response.statusMessage ?? '', { ...finished, connection: 'close' }));
       response.on('error', () => socket.destroy());
       response.pipe(socket);
       resolve({ status: response.statusCode ?? 502 });
@@ -125,9 +128,9 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
  */
 export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: UpgradeRequest, deps: UpgradeDeps): Promise<number> {
   socket.on('error', () => socket.destroy());
-  const path = (req.url ?? '/').split('?')[0];
+  const path = target.target.split('?')[0];
   const order = orderOrigins(target.domain, defaultSeed(target.host, path), deps.health, Date.now(), deps.breakers);
-  if (order.length === 0) return refuse(socket, new OriginError(target.domain.origins.length === 0 ? 'no_origin' : 'breaker_open'));
+  if (order.length === 0) return target.refuse(target.domain.origins.length === 0 ? 'no_origin' : 'breaker_open');
   const maxRetries = order[0].retries.max;
   deps.budget?.noteRequest(target.domain.id, Date.now());
   let lastError: OriginError | undefined;
@@ -161,5 +164,5 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
       if (deps.budget && !deps.budget.tryRetry(target.domain.id, origin.retries, Date.now())) break;
     }
   }
-  return socket.destroyed ? CLIENT_CLOSED : refuse(socket, lastError ?? new OriginError('breaker_open'));
+  return socket.destroyed ? CLIENT_CLOSED : target.refuse(lastError?.kind ?? 'breaker_open');
 }

@@ -38,12 +38,14 @@ export class RequestContext {
   clientIp: string;
   /** `http` or `https`: how the client reached the edge. */
   scheme: 'http' | 'https';
-  /** The Host header, lower case, without port or trailing dot. */
+  /** The request's host (absolute-form authority, else Host), lower case, without port or trailing dot (request-head.ts). */
   host = '';
   method: string;
-  /** The path of the request target, as sent (percent-encoding untouched). */
+  /** The canonical path (request-path.ts): what rules, the cache key and the origin see. */
   path = '/';
-  /** The query string without `?`, '' when none. */
+  /** The path as sent; only the managed WAF signatures read it. */
+  rawPath = '/';
+  /** The query string as sent, without `?`; '' when none. */
   query = '';
   /** Set by the host phase: the domain serving this host. */
   domain: ActiveDomain | undefined;

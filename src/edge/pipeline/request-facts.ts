@@ -1,19 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestFacts } from '../../shared/rules/types.js';
 import type { RequestContext } from './context.js';
-
-function decodedPath(raw: string): string {
-  if (!raw.includes('%')) return raw;
-  try {
-    return decodeURI(raw);
-  } catch {
-    return raw;
-  }
-}
-
-function parseQuery(query: string): Record<string, string> {
-  return query ? Object.fromEntries(new URLSearchParams(query)) : {};
-}
+import { matchingPath } from './request-path.js';
+import { queryValues } from '../../shared/rules/query-values.js';
 
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
@@ -47,7 +36,7 @@ export class LazyRequestFacts implements RequestFacts {
   readonly country: string | undefined;
   readonly ip: string;
   private decoded: string | undefined;
-  private parsedQuery: Record<string, string> | undefined;
+  private parsedQuery: Record<string, string[]> | undefined;
   private flat: Record<string, string> | undefined;
   private jar: Record<string, string> | undefined;
 
@@ -59,11 +48,11 @@ export class LazyRequestFacts implements RequestFacts {
   }
 
   get path(): string {
-    return (this.decoded ??= decodedPath(this.ctx.path));
+    return (this.decoded ??= matchingPath(this.ctx.path));
   }
 
-  get query(): Record<string, string> {
-    return (this.parsedQuery ??= parseQuery(this.ctx.query));
+  get query(): Record<string, string[]> {
+    return (this.parsedQuery ??= queryValues(this.ctx.query));
   }
 
   get headers(): Record<string, string> {

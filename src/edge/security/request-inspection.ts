@@ -122,7 +122,8 @@ export class RequestInspection {
 
   private read(part: SignaturePart): string[] {
     const facts = this.ctx.facts?.facts;
-    if (part === 'path') return [normalizeForInspection(this.ctx.path)];
+    // The path as sent: normalising it removed the `../` the traversal signatures look for.
+    if (part === 'path') return [normalizeForInspection(this.ctx.rawPath)];
     if (part === 'query') return queryTexts(this.ctx.query);
     if (part === 'cookie') return Object.values(facts?.cookies ?? {}).map((value) => normalizeForInspection(value));
     const header = facts?.headers[part];

@@ -4,6 +4,8 @@ import type { AgentStatusView } from './messages.js';
 
 /** What the edge's own endpoints read from the worker. */
 export type EdgeEndpointState = {
+  /** A new request id for each answer (every response of the edge carries X-Request-Id). */
+  requestId(): string;
   active(): ActiveConfig | undefined;
   agent(): AgentStatusView | undefined;
   /** Asks the primary for an immediate config pull; resolves with its outcome. */
@@ -11,10 +13,17 @@ export type EdgeEndpointState = {
 };
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+// Headers a proxy adds on behalf of a client elsewhere: a loopback peer that sends one is relaying.
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip', 'via'];
 
 /** True for a client connected from the loopback interface. */
 export function isLoopback(address: string | undefined): boolean {
   return address !== undefined && LOOPBACK.test(address);
+}
+
+/** True for an operator on the edge's own host: a loopback peer that relays nobody (a local proxy in front of the edge does). */
+export function isLocalOperator(request: Request): boolean {
+  return isLoopback(request.socket.remoteAddress) && FORWARDING_HEADERS.every((name) => request.headers[name] === undefined);
 }
 
 function configView(active: ActiveConfig | undefined, agent: AgentStatusView | undefined, now: number) {
@@ -70,12 +79,17 @@ function noStore(response: Response): Response {
 /**
  * The edge's own endpoints (Express: they are not on the hot path): `/health`
  * (the process is up), `/ready` (200 once a snapshot is active, 503 before), and
- * `/__cdn_reload_config` (loopback clients only) which pulls config at once.
+ * `/__cdn_reload_config` (local operators only: a loopback client without forwarding
+ * headers) which pulls config at once.
  */
 export function createEdgeEndpoints(state: EdgeEndpointState) {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  app.use((_request: Request, response: Response, next: () => void) => {
+    response.set('x-request-id', state.requestId());
+    next();
+  });
   app.get('/health', (_request: Request, response: Response) => {
     const body = statusBody(state);
     noStore(response).json({ status: 'ok', edge_id: body.edge_id, worker: body.worker, config: { version: body.config.version, checksum: body.config.checksum, age_seconds: body.config.age_seconds } });
@@ -85,8 +99,8 @@ export function createEdgeEndpoints(state: EdgeEndpointState) {
     noStore(response).status(body.ready ? 200 : 503).json(body);
   });
   app.all('/__cdn_reload_config', async (request: Request, response: Response) => {
-    if (!isLoopback(request.socket.remoteAddress)) {
-      noStore(response).status(403).json({ error: 'forbidden', detail: 'config reload answers loopback clients only' });
+    if (!isLocalOperator(request)) {
+      noStore(response).status(403).json({ error: 'forbidden', detail: 'config reload answers loopback clients that relay nobody (no forwarding headers) only' });
       return;
     }
     const result = await state.reload();

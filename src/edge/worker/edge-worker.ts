@@ -11,13 +11,14 @@ import { errorPage } from '../pipeline/error-page.js';
 import { createEdgeEndpoints } from './edge-endpoints.js';
 import type { AgentStatusView, ToPrimary, ToWorker } from './messages.js';
 import { buildWorkerPipeline } from './pipeline-assembly.js';
-import { hostLines, hostOf, splitTarget } from './request-target.js';
+import { ALLOWED_METHODS, dropConnectionNamed, isRefusal, parseRequestHead, type HeadRefusal, type RequestHead } from '../pipeline/request-head.js';
+import { hasRequestBody } from '../origin/forward-headers.js';
 import { TelemetryBuffer } from './telemetry-buffer.js';
 
 const EDGE_PATHS = new Set(['/health', '/ready']);
-// TRACE echoes the request, cookies included, back to a page that can read it (cross-site tracing).
-const REFUSED_METHODS = new Set(['TRACE', 'TRACK']);
-const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+const RELOAD_PATH = '/__cdn_reload_config';
+// A request line with a method token Node's parser does not know (TRACK, BREW…): the documented 405, not a 400.
+const UNKNOWN_METHOD_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32} [^ \r\n]+ HTTP\/1\.[01]\r?\n/;
 const MAX_HEADER_BYTES = 16384;
 /** How long a draining worker lets requests in flight finish before closing their connections. */
 const DRAIN_MS = 2000;
@@ -26,6 +27,11 @@ const DRAIN_MS = 2000;
 function roomPerWorker(status: AgentStatusView, maxItems: number, workers: number): { usage: number; security: number; observations: number } {
   const room = (queue: Record<string, unknown> | undefined) => Math.max(0, maxItems - (Number(queue?.depth) || 0)) / workers;
   return { usage: room(status.telemetry.usage), security: room(status.telemetry.security), observations: room(status.telemetry.origin_health) };
+}
+
+/** A WebSocket opening handshake (RFC 6455 §4.1): a GET whose Upgrade names websocket. The only Upgrade the edge tunnels. */
+function isWebSocketHandshake(req: IncomingMessage): boolean {
+  return req.method === 'GET' && /(?:^|,)\s*websocket\s*(?:,|$)/i.test(req.headers.upgrade ?? '');
 }
 
 /** Request ids: a random per-worker prefix and a counter (unique, and cheaper than a UUID per request). */
@@ -53,7 +59,9 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   const workers = config.edgeWorkers || 1;
   const telemetry = new TelemetryBuffer(Math.max(100, Math.ceil(config.edgeTelemetryQueueMaxItems / workers)), send);
   const pipeline = await buildWorkerPipeline({ config, logger, telemetry });
+  const nextId = requestIds();
   const endpoints = createEdgeEndpoints({
+    requestId: nextId,
     active: () => active,
     agent: () => agentStatus,
     reload: () =>
@@ -64,7 +72,6 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
         setTimeout(() => reloads.delete(id) && resolve({ outcome: 'unreachable', detail: 'the edge agent did not answer within 10 s' }), 10000).unref();
       }),
   });
-  const nextId = requestIds();
 
   function activate(message: Extract<ToWorker, { t: 'snapshot' }>): void {
     if (active && active.version === message.version && active.checksum === message.checksum) return;
@@ -102,63 +109,82 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     }
   });
 
-  function contextOf(req: IncomingMessage, res: ServerResponse, config: ActiveConfig): RequestContext | undefined {
-    const target = splitTarget(req.url ?? '/');
+  function contextOf(req: IncomingMessage, res: ServerResponse, config: ActiveConfig, head: RequestHead | HeadRefusal): RequestContext {
     const peer = canonicalIp(req.socket.remoteAddress ?? '') ?? req.socket.remoteAddress ?? '';
     const ctx = new RequestContext(req, res, { config, requestId: nextId(), clientIp: pipeline.clientIp(req, peer), scheme: 'http' });
-    if (!target) return undefined;
-    ctx.path = target.path;
-    ctx.query = target.query;
-    ctx.host = hostOf(target.host ?? req.headers.host);
+    if (isRefusal(head)) return ctx;
+    ctx.host = head.host;
+    ctx.path = head.path;
+    ctx.rawPath = head.rawPath;
+    ctx.query = head.query;
+    dropConnectionNamed(req.headers);
     return ctx;
   }
 
-  // A request refused whatever the site: several Host lines (which one would the origin see?), or TRACE.
-  function refusalOf(req: IncomingMessage): { status: number; detail: string; headers?: Record<string, string> } | undefined {
-    if (REFUSED_METHODS.has(req.method ?? '')) return { status: 405, detail: 'This method is not allowed through the CDN.', headers: { allow: ALLOWED_METHODS } };
-    if (hostLines(req.rawHeaders) > 1) return { status: 400, detail: 'The request has more than one Host header.' };
-    return undefined;
+  // The edge's own endpoints see the canonical path, as every other decision does.
+  function toEndpoints(req: IncomingMessage, res: ServerResponse, head: RequestHead): void {
+    req.url = head.query ? `${head.path}?${head.query}` : head.path;
+    endpoints(req, res);
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse): void {
-    const url = req.url ?? '/';
-    if (url.startsWith('/__cdn_reload_config')) return void endpoints(req, res);
-    if (!active) {
-      if (EDGE_PATHS.has(url.split('?')[0])) return void endpoints(req, res);
-      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '5' }).end('This CDN edge has no configuration yet.\n');
-      return;
+  // Before the first snapshot: the edge's status endpoints, or a 503 (a refusal keeps its own status).
+  function answerWithoutConfig(req: IncomingMessage, res: ServerResponse, head: RequestHead | HeadRefusal): void {
+    if (!isRefusal(head) && EDGE_PATHS.has(head.path)) return toEndpoints(req, res, head);
+    const headers = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': nextId() };
+    if (isRefusal(head)) return void res.writeHead(head.status, { ...headers, ...head.headers }).end(`${head.detail}\n`);
+    res.writeHead(503, { ...headers, 'retry-after': '5' }).end('This CDN edge has no configuration yet.\n');
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, refusal?: HeadRefusal): void {
+    const head = refusal ?? parseRequestHead(req);
+    if (!isRefusal(head) && head.path === RELOAD_PATH) return toEndpoints(req, res, head);
+    if (!active) return answerWithoutConfig(req, res, head);
+    const ctx = contextOf(req, res, active, head);
+    if (isRefusal(head)) {
+      ctx.response = errorPage(ctx, head.status, head.detail, head.headers);
+      return pipeline.answer(ctx);
     }
-    const ctx = contextOf(req, res, active);
-    const refusal = ctx ? refusalOf(req) : undefined;
-    if (!ctx || refusal) {
-      const refused = ctx ?? new RequestContext(req, res, { config: active, requestId: nextId(), clientIp: req.socket.remoteAddress ?? '', scheme: 'http' });
-      refused.response = refusal ? errorPage(refused, refusal.status, refusal.detail, refusal.headers) : errorPage(refused, 400, 'The request target is not a path.');
-      return pipeline.answer(refused);
-    }
-    if (EDGE_PATHS.has(ctx.path) && !domainForHost(active, ctx.host)) return void endpoints(req, res);
+    if (EDGE_PATHS.has(ctx.path) && !domainForHost(active, ctx.host)) return toEndpoints(req, res, head);
     pipeline.run(ctx);
+  }
+
+  // An Upgrade request that is not a WebSocket handshake is answered like any request (its
+  // Upgrade ignored, as nginx does) on a response of its own; the connection closes after it.
+  function answerOnSocket(req: IncomingMessage, socket: Socket): void {
+    const res = new http.ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.once('finish', () => socket.end());
+    // Node stops parsing at an Upgrade request's head: a body after it could not be read as one.
+    const refusal = hasRequestBody(req.headers) ? { status: 400, detail: 'An Upgrade request with a body is not accepted.' } : undefined;
+    handle(req, res, refusal);
   }
 
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65000, headersTimeout: 20000, requestTimeout: 0 }, handle);
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     // The server's own error handling leaves the socket with the upgrade: a client reset must not kill the worker.
     socket.on('error', () => socket.destroy());
-    if (!active) return void socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    const res = new http.ServerResponse(req);
-    const ctx = contextOf(req, res, active);
-    if (!ctx) return void socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    pipeline.upgrade(ctx, socket, head);
+    const parsed = active && isWebSocketHandshake(req) ? parseRequestHead(req) : undefined;
+    if (!active || parsed === undefined || isRefusal(parsed)) return answerOnSocket(req, socket);
+    pipeline.upgrade(contextOf(req, new http.ServerResponse(req), active, parsed), socket, head);
   });
   // CONNECT would make the edge an open tunnel: refused, and the connection closed.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
     socket.on('error', () => socket.destroy());
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${ALLOWED_METHODS}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    socket.end(rawAnswer('405 Method Not Allowed', `allow: ${ALLOWED_METHODS}\r\n`));
   });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    if (error.code === 'HPE_HEADER_OVERFLOW') return void socket.end(rawAnswer('431 Request Header Fields Too Large'));
+    if (error.code === 'HPE_INVALID_METHOD' && UNKNOWN_METHOD_LINE.test(error.rawPacket?.toString('latin1', 0, 8192) ?? '')) {
+      return void socket.end(rawAnswer('405 Method Not Allowed', `allow: ${ALLOWED_METHODS}\r\n`));
+    }
+    socket.end(rawAnswer('400 Bad Request'));
   });
+  // An answer written before any request object exists, carrying a request id like every other.
+  function rawAnswer(status: string, headers = ''): string {
+    return `HTTP/1.1 ${status}\r\n${headers}x-request-id: ${nextId()}\r\ncache-control: no-store\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
+  }
   await new Promise<void>((resolve) => server.listen(config.edgeHttpPort, config.bind, resolve));
   // Messages sent before the handler above existed would be lost: the primary sends the snapshot on this.
   send({ t: 'listening' });

@@ -25,6 +25,8 @@ import { originPhase } from '../origin/origin-phase.js';
 import { createOriginFetcher } from '../origin/proxy.js';
 import { RetryBudget } from '../origin/retry-budget.js';
 import { handleUpgrade } from '../origin/websocket.js';
+import { errorPageFor, type OriginErrorKind } from '../origin/origin-error.js';
+import { errorPage } from '../pipeline/error-page.js';
 import { headerRulesPhase, requestHeaderRulesPhase } from '../rules/header-rules-phase.js';
 import { pageRulesPhase } from '../rules/page-rules-phase.js';
 import { redirectsPhase } from '../rules/redirects-phase.js';
@@ -96,8 +98,10 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
   const main = new PipelineRunner([...beforeOrigin, cache, originPhase(fetcher)], responsePhases, log, logger);
   // The challenge answer (POST /__cdn/challenge) is the edge's, whatever the host's rules say.
   const challengeAnswer = new PipelineRunner([hostPhase, country.phase, factsPhase, challenge], [hygienePhase], log, logger);
-  // An Upgrade request runs the checks a request would, then goes to the origin as a tunnel.
-  const upgradeChecks = new PipelineRunner(beforeOrigin, [hygienePhase], log, logger);
+  // An Upgrade request runs the checks a request would, then goes to the origin as a tunnel;
+  // whatever answers it gets the response phases that apply to a head without a cache.
+  const upgradeResponsePhases = [headerRulesPhase, hygienePhase];
+  const upgradeChecks = new PipelineRunner(beforeOrigin, upgradeResponsePhases, log, logger);
   const seenPurges = new Set<string>();
 
   return {
@@ -129,12 +133,30 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
         socket.destroy();
         done(500);
       };
+      // The origin's answer (101 or a refusal) or the edge's own page, through the response phases.
+      const finish = (response: EdgeResponse): EdgeResponse => {
+        ctx.response = response;
+        for (const phase of upgradeResponsePhases) phase.run(ctx);
+        return ctx.response;
+      };
       upgradeChecks.decide(ctx).then((handled) => {
         if (handled) {
           writeToSocket(socket, ctx.response!);
           return done(ctx.response!.status);
         }
-        const target = { domain: ctx.domain!, host: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme };
+        const target = {
+          domain: ctx.domain!,
+          host: ctx.host,
+          target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
+          clientIp: ctx.clientIp,
+          scheme: ctx.scheme,
+          finishHead: (status: number, headers: EdgeResponse['headers']) => finish({ status, headers, body: null }).headers,
+          refuse: (kind: OriginErrorKind) => {
+            const { status, detail } = errorPageFor(kind);
+            writeToSocket(socket, finish(errorPage(ctx, status, detail)));
+            return status;
+          },
+        };
         handleUpgrade(ctx.req, socket, head, target, { config, health, breakers, budget, cdnLoop }).then(done, fail);
       }).catch(fail);
     },

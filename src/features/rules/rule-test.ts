@@ -5,6 +5,7 @@ import { urlPatternMatch } from '../../shared/rules/page-rules.js';
 import { redirectLocation, type RedirectAction } from '../../shared/rules/redirects.js';
 import { compileRuleSet, firstMatch, prepareRequest, type RuleBase } from '../../shared/rules/rule-set.js';
 import type { Match, RequestFacts } from '../../shared/rules/types.js';
+import { queryValues } from '../../shared/rules/query-values.js';
 import { ruleKind } from './kinds.js';
 import { allRules, serializeRule } from './service.js';
 
@@ -34,7 +35,7 @@ export function factsOf(request: RuleTestRequest): RequestFacts {
     host: url.hostname,
     path: decodedPath(url),
     method: request.method,
-    query: Object.fromEntries(url.searchParams),
+    query: queryValues(url.search.slice(1)),
     headers: Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
     cookies: request.cookies ?? {},
     country: request.country,

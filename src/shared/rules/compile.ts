@@ -52,15 +52,22 @@ type Check = (request: PreparedRequest) => boolean;
 
 const EMPTY: MatchCaptures = Object.freeze([]);
 
-function namedCheck(condition: NamedCondition, read: (request: PreparedRequest) => Record<string, string>, caseSensitiveByDefault: boolean, lowerName: boolean): Check {
+type Named = Record<string, string | readonly string[]>;
+
+// A repeated query parameter holds when any of its values does (`?debug=1&debug=0` has debug=1:
+// origins differ on which value they read); negated, when none does.
+function namedCheck(condition: NamedCondition, read: (request: PreparedRequest) => Named, caseSensitiveByDefault: boolean, lowerName: boolean): Check {
   const name = lowerName ? condition.name.toLowerCase() : condition.name;
   const sensitive = condition.pattern ? isCaseSensitive(condition.pattern, caseSensitiveByDefault) : true;
   const test = condition.pattern ? compilePattern(condition.pattern, sensitive) : undefined;
+  const passes = (value: string): boolean => test!(sensitive ? value : value.toLowerCase());
   const holds = (request: PreparedRequest): boolean => {
-    const value = read(request)[name];
+    const named = read(request);
+    const value = Object.hasOwn(named, name) ? named[name] : undefined;
     if (condition.present === false) return value === undefined;
     if (value === undefined) return false;
-    return test ? test(sensitive ? value : value.toLowerCase()) : true;
+    if (!test) return true;
+    return typeof value === 'string' ? passes(value) : value.some(passes);
   };
   return condition.negate ? (request) => !holds(request) : holds;
 }

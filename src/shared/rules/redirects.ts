@@ -15,8 +15,8 @@ export function redirectTargetProblem(target: string): string | undefined {
   }
 }
 
-function queryString(query: Record<string, string>): string {
-  const params = new URLSearchParams(query).toString();
+function queryString(query: Record<string, readonly string[]>): string {
+  const params = new URLSearchParams(Object.entries(query).flatMap(([name, values]) => values.map((value) => [name, value]))).toString();
   return params ? `?${params}` : '';
 }
 

@@ -26,12 +26,12 @@ export type Match = {
   not_ips?: string[];
 };
 
-/** What the evaluator knows about a request. Header names are lower case. */
+/** What the evaluator knows about a request. Header names are lower case; a query parameter has every value it was sent with. */
 export type RequestFacts = {
   host: string;
   path: string;
   method: string;
-  query: Record<string, string>;
+  query: Record<string, readonly string[]>;
   headers: Record<string, string>;
   cookies: Record<string, string>;
   country?: string;

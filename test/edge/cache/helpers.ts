@@ -1,5 +1,6 @@
 // Builds real request contexts from a small snapshot, a real origin server and a
 // fetchOrigin that proxies to it with node:http, for the cache tests.
+import { queryValues } from '../../../src/shared/rules/query-values.js';
 import { createServer, request as httpRequest, IncomingMessage, ServerResponse, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { Socket, type AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -73,7 +74,7 @@ export function contextFor(config: ActiveConfig, url: string, options: RequestOp
     host: ctx.host,
     path: ctx.path,
     method: ctx.method,
-    query: Object.fromEntries(parsed.searchParams),
+    query: queryValues(parsed.search.slice(1)),
     headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])),
     cookies: cookiesOf(headers.cookie as string | undefined),
     country: options.country,

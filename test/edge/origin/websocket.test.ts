@@ -5,6 +5,8 @@ import type { Duplex } from 'node:stream';
 import { OriginBreakers } from '../../../src/edge/origin/breaker.js';
 import { OriginHealthView } from '../../../src/edge/origin/health-view.js';
 import { handleUpgrade } from '../../../src/edge/origin/websocket.js';
+import { errorPageFor, type OriginErrorKind } from '../../../src/edge/origin/origin-error.js';
+import type { ResponseHeaders } from '../../../src/edge/pipeline/response.js';
 import type { ActiveDomain } from '../../../src/edge/config/active-config.js';
 import { activeDomain, closedPort, listen, origin, startOrigin, TEST_CONFIG, type TestServer } from './support.js';
 
@@ -24,7 +26,20 @@ async function upgradeEdge(domain: ActiveDomain): Promise<TestServer> {
   const server = http.createServer((_req, res) => res.end());
   const deps = { config: TEST_CONFIG, health: new OriginHealthView(), breakers: new OriginBreakers() };
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    void handleUpgrade(req, socket, head, { domain, host: 'example.test', clientIp: '203.0.113.9', scheme: 'http' }, deps);
+    const target = {
+      domain,
+      host: 'example.test',
+      target: req.url ?? '/',
+      clientIp: '203.0.113.9',
+      scheme: 'http' as const,
+      finishHead: (_status: number, headers: ResponseHeaders) => ({ ...headers, 'x-request-id': 'req-test' }),
+      refuse: (kind: OriginErrorKind) => {
+        const { status } = errorPageFor(kind);
+        socket.end(`HTTP/1.1 ${status} Refused\r\nx-request-id: req-test\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+        return status;
+      },
+    };
+    void handleUpgrade(req, socket, head, target, deps);
   });
   return listen(server);
 }

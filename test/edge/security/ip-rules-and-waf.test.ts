@@ -82,7 +82,10 @@ describe('waf phase', () => {
         ],
       },
     ],
-    ['stops at an allow rule', { url: '/partner/../../etc/passwd' }, { handled: false, findings: [] }],
+    ['stops at an allow rule', { url: '/partner/files?f=../../etc/passwd' }, { handled: false, findings: [] }],
+    // The allow rule matches the normalised path, which `..` has taken out of /partner.
+    ['matches rules on the normalised path, so dot segments cannot climb into an allow rule', { url: '/partner/../../etc/passwd' }, { handled: true, status: 403, findings: [{ kind: 'waf', action: 'block', rule_id: 'traversal', details: { signature: 'path_traversal', part: 'path' } }] }],
+    ['blocks every spelling of a blocked path', { url: '/.//%61dmin/%2e/users' }, { handled: true, status: 403, findings: [{ kind: 'waf', action: 'block', rule_id: 'admin' }] }],
     ['passes over signature rules the request does not trip', { url: '/files?f=../../etc/passwd' }, { handled: true, status: 403, findings: [{ kind: 'waf', action: 'block', rule_id: 'traversal', details: { signature: 'path_traversal', part: 'query' } }] }],
     ['lets a clean request through', { url: '/blog/union-station' }, { handled: false, findings: [] }],
   ];

@@ -62,7 +62,7 @@ describe('managed WAF signatures', () => {
     ['a browser User-Agent', { url: '/', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36' } }],
     ['a JSON cookie', { url: '/', headers: { cookie: 'prefs=%7B%22theme%22%3A%22dark%22%2C%22order%22%3A%22asc%22%7D' } }],
     ['a Referer with a search', { url: '/', headers: { referer: 'https://www.google.com/search?q=union+select+tutorial' } }],
-    ['a malformed percent escape', { url: '/a%zz/b%' }],
+    ['a malformed percent escape', { url: '/a?q=%zz/b%' }],
   ];
 
   for (const [name, request] of benign) {

@@ -72,13 +72,20 @@ function bag(rng: Rng, names: readonly string[]): Record<string, string> {
   return values;
 }
 
+// Query parameters, sometimes sent more than once (`?a=1&a=2`).
+function repeatedBag(rng: Rng, names: readonly string[]): Record<string, string[]> {
+  const values: Record<string, string[]> = {};
+  for (const name of names) if (maybe(rng, 0.4)) values[name] = Array.from({ length: maybe(rng, 0.3) ? 2 : 1 }, () => pick(rng, VALUES));
+  return values;
+}
+
 /** A random request from the same vocabulary as generateMatch. */
 export function generateRequest(rng: Rng): RequestFacts {
   return {
     host: pick(rng, HOSTS),
     path: path(rng),
     method: pick(rng, METHODS),
-    query: bag(rng, NAMES),
+    query: repeatedBag(rng, NAMES),
     headers: bag(rng, HEADERS),
     cookies: bag(rng, NAMES),
     country: maybe(rng, 0.9) ? pick(rng, COUNTRIES) : undefined,

@@ -28,6 +28,22 @@ describe('rule matcher', () => {
     expect(matched, 'generated cases should match often enough to mean something').to.be.within(2000, 18000);
   });
 
+  it('holds a query condition when any value of a repeated parameter matches, and its negation when none does', () => {
+    const debug: Match = { query: [{ name: 'debug', pattern: { kind: 'exact', value: '1' } }] };
+    expect(matches(debug, { query: { debug: ['1', '0'] } })).to.equal(true);
+    expect(matches(debug, { query: { debug: ['0', '1'] } })).to.equal(true);
+    expect(matches(debug, { query: { debug: ['0', '2'] } })).to.equal(false);
+    const notOne: Match = { query: [{ name: 'debug', pattern: { kind: 'exact', value: '1' }, negate: true }] };
+    expect(matches(notOne, { query: { debug: ['0', '1'] } })).to.equal(false);
+    expect(matches(notOne, { query: { debug: ['0', '2'] } })).to.equal(true);
+  });
+
+  it('reads a query parameter named like an Object property as a parameter only', () => {
+    const constructor: Match = { query: [{ name: 'constructor', present: true }] };
+    expect(matches(constructor, { query: Object.create(null) })).to.equal(false);
+    expect(matches({ headers: [{ name: 'constructor', present: true }] }, { headers: {} })).to.equal(false);
+  });
+
   it('matches an empty match against every request', () => {
     expect(matches({}, { path: '/anything' })).to.equal(true);
   });

@@ -25,12 +25,14 @@ function patternMatches(pattern: Pattern, value: string, caseSensitiveByDefault:
   }
 }
 
-function namedHolds(condition: NamedCondition, values: Record<string, string>, sensitive: boolean, lowerName: boolean): boolean {
+// A parameter sent several times holds when any of its values does.
+function namedHolds(condition: NamedCondition, values: Record<string, string | readonly string[]>, sensitive: boolean, lowerName: boolean): boolean {
   const value = values[lowerName ? condition.name.toLowerCase() : condition.name];
+  const all = typeof value === 'string' ? [value] : value;
   let holds: boolean;
-  if (condition.present === false) holds = value === undefined;
-  else if (value === undefined) holds = false;
-  else holds = condition.pattern ? patternMatches(condition.pattern, value, sensitive) : true;
+  if (condition.present === false) holds = all === undefined;
+  else if (all === undefined) holds = false;
+  else holds = condition.pattern ? all.some((one) => patternMatches(condition.pattern!, one, sensitive)) : true;
   return condition.negate ? !holds : holds;
 }
 

@@ -1,0 +1,97 @@
+// The door: a request's head parsed and normalised once, before any phase (RFC 9110,
+// RFC 9112). Every later decision (domain, rules, cache key, what the origin receives)
+// reads this one view; none reads the raw Host header or target again.
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { normaliseHost } from './request-host.js';
+import { normalisePath } from './request-path.js';
+
+/** What the door established about a request. */
+export type RequestHead = {
+  /** Lower case, without port or trailing dot; '' when the request named none (HTTP/1.0 without Host). */
+  host: string;
+  /** The canonical path (request-path.ts): what rules, the cache key and the origin see. */
+  path: string;
+  /** The path as sent, for the managed WAF signatures only (normalising removes the `../` they look for). */
+  rawPath: string;
+  /** The query as sent, without `?`. */
+  query: string;
+};
+
+/** A request the door refuses, whatever the site. */
+export type HeadRefusal = { status: number; detail: string; headers?: Record<string, string> };
+
+/** The methods the edge passes on (the Allow of its 405s). */
+export const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+// TRACE and TRACK echo the request, cookies included, back to a page that can read it (cross-site tracing).
+const REFUSED_METHODS = new Set(['TRACE', 'TRACK']);
+const ABSOLUTE_FORM = /^https?:\/\//i;
+// Names a client's Connection header may not take away: the framing of its own body (read by the
+// edge whatever the header says) and the headers the edge itself decides on.
+const NOT_DROPPABLE = new Set(['connection', 'upgrade', 'host', 'content-length', 'transfer-encoding']);
+
+/** True when `value` is a refusal rather than a parsed head. */
+export function isRefusal(value: RequestHead | HeadRefusal): value is HeadRefusal {
+  return 'status' in value;
+}
+
+/**
+ * Parses the request line and Host of `req`: the host from an absolute-form target's
+ * authority, else the Host header (RFC 9112 §3.2.2), validated and normalised; the path
+ * normalised. Refuses TRACE and TRACK (405), more than one Host line, a Host or authority
+ * that is not a valid host, a target that is neither origin-form nor absolute http(s),
+ * and a malformed percent-escape in the path (400).
+ */
+export function parseRequestHead(req: IncomingMessage): RequestHead | HeadRefusal {
+  if (REFUSED_METHODS.has(req.method ?? '')) return { status: 405, detail: 'This method is not allowed through the CDN.', headers: { allow: ALLOWED_METHODS } };
+  if (hostLines(req.rawHeaders) > 1) return { status: 400, detail: 'The request has more than one Host header.' };
+  const url = req.url ?? '/';
+  let authority = req.headers.host;
+  let target = url;
+  if (url.charCodeAt(0) !== 47 /* / */) {
+    const absolute = absoluteForm(url);
+    if (!absolute) return { status: 400, detail: 'The request target is not a path.' };
+    ({ authority, target } = absolute);
+  }
+  const host = authority === undefined ? '' : normaliseHost(authority);
+  if (host === undefined) return { status: 400, detail: 'The request names a host that is not a valid host name.' };
+  const mark = target.indexOf('?');
+  const rawPath = mark === -1 ? target : target.slice(0, mark);
+  const path = normalisePath(rawPath);
+  if (path === undefined) return { status: 400, detail: 'The request path holds a "%" that is not a percent-escape.' };
+  return { host, path, rawPath, query: mark === -1 ? '' : target.slice(mark + 1) };
+}
+
+// `http://authority/path?query`: the authority (userinfo refused by the host check, since `@`
+// is no host character) and the rest as an origin-form target.
+function absoluteForm(url: string): { authority: string; target: string } | undefined {
+  if (!ABSOLUTE_FORM.test(url)) return undefined;
+  const start = url.indexOf('//') + 2;
+  let end = start;
+  while (end < url.length && url[end] !== '/' && url[end] !== '?') end++;
+  const rest = url.slice(end);
+  return { authority: url.slice(start, end), target: rest.charCodeAt(0) === 47 ? rest : `/${rest}` };
+}
+
+/** How many Host header lines a request carried (Node keeps only the first; RFC 9112 §3.2 wants a 400 for more). */
+export function hostLines(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index];
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
+/**
+ * Removes the headers the client's Connection header names (RFC 9110 §7.6.1): they were
+ * meant for the hop to the edge. Done at the door, before any rule: a header an
+ * operator's request-header rule sets later is the edge's own and reaches the origin.
+ */
+export function dropConnectionNamed(headers: IncomingHttpHeaders): void {
+  const connection = headers.connection;
+  if (connection === undefined) return;
+  for (const token of connection.toLowerCase().split(',')) {
+    const name = token.trim();
+    if (name !== '' && !NOT_DROPPABLE.has(name) && headers[name] !== undefined) delete headers[name];
+  }
+}

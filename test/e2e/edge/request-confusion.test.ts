@@ -1,0 +1,236 @@
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { expect } from 'chai';
+import { TestCore, type Json } from '../../support/core.js';
+import { EdgeProcess } from '../../support/edge-process.js';
+import { createSite, publish, TestOrigin } from '../../support/edge-site.js';
+import { rawBody, rawHeaders, sendRaw } from '../../support/raw-socket.js';
+
+// The regression suite of issue #22's host confusion, cache poisoning and rule bypass
+// attacks, sent with raw sockets to a real `cdn edge` in front of two sites whose origins
+// say what they received (and reflect the Host, as many applications do).
+const TOKEN = 'cdnedge_e2e-confusion-token-0123456789abcdef';
+const ALPHA = 'www.alpha.example';
+const BETA = 'www.beta.example';
+
+type Seen = { origin: string; method: string; url: string; host: string; xfh: string; verified: string | null };
+
+const request = (target: string, headers: string[], method = 'GET') => `${method} ${target} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`;
+
+// An origin answering every request with what it saw, cacheable for ten minutes, announcing its software.
+function reflectingOrigin(name: string): Promise<TestOrigin> {
+  return TestOrigin.start(name, (req, res) => {
+    req.resume();
+    const seen: Seen = { origin: name, method: req.method ?? '', url: req.url ?? '', host: req.headers.host ?? '', xfh: String(req.headers['x-forwarded-host'] ?? ''), verified: (req.headers['x-edge-verified'] as string | undefined) ?? null };
+    const body = JSON.stringify(seen);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'max-age=600', server: 'Origin/1.0', 'x-powered-by': 'PHP/5.1', 'x-internal': 'secret' });
+    res.end(body);
+  });
+}
+
+// The origin also accepts WebSocket handshakes, answering with headers the edge must clean.
+function acceptUpgrades(origin: TestOrigin): void {
+  origin.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => {
+    origin.requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    socket.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nServer: Origin/1.0\r\nX-Internal: secret\r\n\r\n');
+  });
+}
+
+describe('cdn edge against host confusion, cache poisoning and rule bypass', function () {
+  this.timeout(120000);
+  let core: TestCore;
+  let alphaOrigin: TestOrigin;
+  let betaOrigin: TestOrigin;
+  let edge: EdgeProcess;
+  let alpha: Json;
+
+  const get = (target: string, host = ALPHA, extra: string[] = [], method = 'GET') => sendRaw(edge.port, request(target, [`Host: ${host}`, ...extra], method));
+  const seenBy = (text: string): Seen => JSON.parse(rawBody(text)) as Seen;
+
+  before(async () => {
+    core = await TestCore.start({ CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN });
+    alphaOrigin = await reflectingOrigin('alpha');
+    betaOrigin = await reflectingOrigin('beta');
+    acceptUpgrades(alphaOrigin);
+    alpha = await createSite(core, 'alpha.example', alphaOrigin.port);
+    await createSite(core, 'beta.example', betaOrigin.port);
+    const rules = `/api/v1/domains/${alpha.id}`;
+    await core.post(`${rules}/waf-rules`, { name: 'admin', match: { paths: [{ kind: 'prefix', value: '/admin' }] }, action: 'block' }, 201);
+    await core.post(`${rules}/waf-rules`, { name: 'no debug', match: { query: [{ name: 'debug', pattern: { kind: 'exact', value: '1' } }] }, action: 'block' }, 201);
+    await core.post(`${rules}/waf-rules`, { name: 'protected', match: { paths: [{ kind: 'prefix', value: '/protected' }] }, action: 'challenge' }, 201);
+    await core.post(`${rules}/rate-limits`, { name: 'login', match: { paths: [{ kind: 'exact', value: '/login' }] }, requests: 2, period_seconds: 600, key: 'ip_path' }, 201);
+    await core.post(`${rules}/headers`, { name: 'verified', phase: 'request', operation: 'set', header_name: 'X-Edge-Verified', value: 'yes' }, 201);
+    await core.post(`${rules}/headers`, { name: 'hide internal', phase: 'response', operation: 'remove', header_name: 'X-Internal' }, 201);
+    await publish(core);
+    // One worker: rate-limit counters are per worker.
+    edge = await EdgeProcess.start({ coreUrl: core.url, token: TOKEN, workers: 1, env: { CDN_EDGE_TRUSTED_PROXIES: 'loopback' } });
+  });
+  after(async () => {
+    await edge?.stop();
+    await alphaOrigin?.stop();
+    await betaOrigin?.stop();
+    await core?.stop();
+  });
+
+  describe('absolute-form targets (RFC 9112 §3.2.2)', () => {
+    it('serves the target\'s host with its own rules, whatever the Host header says', async () => {
+      expect((await get('http://www.alpha.example/admin', BETA)).status).to.equal(403);
+      const other = await get('http://www.beta.example/admin', ALPHA);
+      expect(other.status).to.equal(200);
+      expect(seenBy(other.text)).to.include({ origin: 'beta', host: BETA, xfh: BETA, url: '/admin' });
+    });
+
+    it('never caches one site\'s content under the other\'s key', async () => {
+      expect(seenBy((await get('http://www.beta.example/page-abs', ALPHA)).text)).to.include({ origin: 'beta', host: BETA });
+      const alphaCopy = await get('/page-abs', ALPHA);
+      expect(seenBy(alphaCopy.text)).to.include({ origin: 'alpha', host: ALPHA });
+      expect(rawHeaders(alphaCopy.text)['x-cache']).to.deep.equal(['MISS']);
+      const betaCopy = await get('/page-abs', BETA);
+      expect(seenBy(betaCopy.text)).to.include({ origin: 'beta' });
+      expect(rawHeaders(betaCopy.text)['x-cache']).to.deep.equal(['HIT']);
+    });
+  });
+
+  describe('Host validation and normalisation', () => {
+    it('refuses a Host with anything but digits after the colon, before any origin sees it', async () => {
+      const before = alphaOrigin.requests.length;
+      const refused = await get('/reflect', `${ALPHA}:"><svg/onload=alert(1)>`);
+      expect(refused.status).to.equal(400);
+      expect(rawHeaders(refused.text)['x-request-id']).to.have.length(1);
+      expect(alphaOrigin.requests.length).to.equal(before);
+      expect(rawBody((await get('/reflect')).text)).not.to.include('svg');
+    });
+
+    it('sends the origin the normalised host, so every spelling shares one cached answer', async () => {
+      const first = await get('/page-host', 'WWW.Alpha.Example.:8081');
+      expect(first.status).to.equal(200);
+      expect(seenBy(first.text)).to.include({ host: ALPHA, xfh: ALPHA });
+      for (const spelling of [ALPHA, `${ALPHA}.`, `${ALPHA}:80`, 'www.ALPHA.example']) {
+        const again = await get('/page-host', spelling);
+        expect(rawHeaders(again.text)['x-cache'], spelling).to.deep.equal(['HIT']);
+        expect(seenBy(again.text)).to.include({ host: ALPHA });
+      }
+    });
+  });
+
+  describe('one normalised path for every rule', () => {
+    for (const spelling of ['//admin', '/./admin', '/%2e/admin', '/.//admin', '/%61dmin%ff', '/x/../admin', '/%2E%2E/admin/']) {
+      it(`blocks ${spelling} with the WAF rule on /admin`, async () => {
+        expect((await get(spelling)).status).to.equal(403);
+      });
+    }
+
+    it('challenges every spelling of a challenged path', async () => {
+      for (const spelling of ['/protected', '//protected', '/%70rotected', '/./protected/x']) {
+        const answer = await get(spelling);
+        expect(answer.status, spelling).to.equal(403);
+        expect(answer.text, spelling).to.include('challenge');
+      }
+      expect(alphaOrigin.requests.filter((seen) => seen.url.includes('rotected'))).to.have.length(0);
+    });
+
+    it('counts every spelling of a path in one ip_path rate-limit counter', async () => {
+      expect((await get('/login')).status).to.equal(200);
+      expect((await get('/%6cogin')).status).to.equal(200);
+      expect((await get('//log%69n')).status).to.equal(429);
+    });
+
+    it('sends the origin the path the cache key uses, so two spellings share one cached answer', async () => {
+      const first = await get('/%70age-path/./a');
+      expect(seenBy(first.text)).to.include({ url: '/page-path/a' });
+      const second = await get('//page-path/a');
+      expect(rawHeaders(second.text)['x-cache']).to.deep.equal(['HIT']);
+    });
+
+    it('refuses a malformed percent-escape in the path with 400', async () => {
+      expect((await get('/a%zz')).status).to.equal(400);
+    });
+  });
+
+  it('matches a query rule against every value of a repeated parameter', async () => {
+    expect((await get('/q?debug=1&debug=0')).status).to.equal(403);
+    expect((await get('/q?debug=0&debug=1')).status).to.equal(403);
+    expect((await get('/q?debug=0&debug=2')).status).to.equal(200);
+  });
+
+  describe('Upgrade requests', () => {
+    it('gives an Upgrade other than WebSocket the whole pipeline, as any request', async () => {
+      const answer = await get('/upgrade-h2c', ALPHA, ['Connection: Upgrade, HTTP2-Settings', 'Upgrade: h2c', 'HTTP2-Settings: AAMAAABkAAQAAP__']);
+      expect(answer.status).to.equal(200);
+      const headers = rawHeaders(answer.text);
+      expect(headers).to.have.property('x-request-id');
+      expect(headers).not.to.have.any.keys('server', 'x-powered-by', 'x-internal');
+      expect(seenBy(answer.text)).to.include({ verified: 'yes' });
+      expect((await get('/admin', ALPHA, ['Connection: Upgrade', 'Upgrade: h2c'])).status).to.equal(403);
+    });
+
+    it('refuses two Host lines and TRACE on an Upgrade request as on any other', async () => {
+      const before = alphaOrigin.requests.length;
+      expect((await get('/', ALPHA, [`Host: ${BETA}`, 'Connection: Upgrade', 'Upgrade: websocket'])).status).to.equal(400);
+      expect((await get('/', ALPHA, ['Cookie: session=1', 'Connection: Upgrade', 'Upgrade: websocket'], 'TRACE')).status).to.equal(405);
+      expect(alphaOrigin.requests.length).to.equal(before);
+    });
+
+    it('cleans the origin\'s 101 with the response phases and stamps X-Request-Id', async () => {
+      const answer = await get('/socket', ALPHA, ['Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==']);
+      expect(answer.status).to.equal(101);
+      const headers = rawHeaders(answer.text);
+      expect(headers).to.include.keys('x-request-id', 'upgrade', 'connection');
+      expect(headers).not.to.have.any.keys('server', 'x-internal');
+      expect(alphaOrigin.requests.at(-1)?.headers).to.include({ host: ALPHA, 'x-edge-verified': 'yes' });
+    });
+  });
+
+  it('applies request-header rules after removing what the client\'s Connection names', async () => {
+    const answer = await get('/connection-named', ALPHA, ['Connection: keep-alive, X-Edge-Verified', 'X-Edge-Verified: forged']);
+    expect(seenBy(answer.text)).to.include({ verified: 'yes' });
+    const unnamed = await get('/connection-unnamed', ALPHA, ['Connection: X-Edge-Verified']);
+    expect(seenBy(unnamed.text)).to.include({ verified: 'yes' });
+  });
+
+  describe('/__cdn_reload_config', () => {
+    it('refuses a client relayed by a trusted proxy on loopback', async () => {
+      const answer = await sendRaw(edge.port, request('/__cdn_reload_config', ['Host: 127.0.0.1', 'X-Forwarded-For: 203.0.113.99']));
+      expect(answer.status).to.equal(403);
+    });
+
+    it('answers a local operator', async () => {
+      expect((await sendRaw(edge.port, request('/__cdn_reload_config', ['Host: 127.0.0.1']), 12000)).status).to.equal(200);
+    });
+
+    it('leaves longer paths to the site', async () => {
+      const answer = await get('/__cdn_reload_configuration');
+      expect(answer.status).to.equal(200);
+      expect(seenBy(answer.text)).to.include({ origin: 'alpha', url: '/__cdn_reload_configuration' });
+    });
+  });
+
+  describe('X-Request-Id on every answer', () => {
+    const cases: [string, string | Buffer, number][] = [
+      ['CONNECT', request('www.alpha.example:443', [`Host: ${ALPHA}`], 'CONNECT'), 405],
+      ['TRACK', request('/', [`Host: ${ALPHA}`], 'TRACK'), 405],
+      ['an unknown method', request('/', [`Host: ${ALPHA}`], 'BREW'), 405],
+      ['headers over 16 KiB', request('/', [`Host: ${ALPHA}`, `X-Big: ${'b'.repeat(17000)}`]), 431],
+      ['bytes the parser refuses', Buffer.from(Array.from({ length: 64 }, (_, n) => (n * 37) % 256)), 400],
+      ['a smuggling attempt', `POST / HTTP/1.1\r\nHost: ${ALPHA}\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400],
+      ['an edge endpoint that does not exist', request('/health', ['Host: 127.0.0.1'], 'POST'), 404],
+    ];
+    for (const [name, bytes, status] of cases) {
+      it(`stamps ${name} (${status})`, async () => {
+        const answer = await sendRaw(edge.port, bytes);
+        expect(answer.status).to.equal(status);
+        expect(rawHeaders(answer.text)['x-request-id'], answer.text.slice(0, 300)).to.have.length(1);
+      });
+    }
+
+    it('names the allowed methods in the 405 to an unknown method', async () => {
+      const answer = await sendRaw(edge.port, request('/', [`Host: ${ALPHA}`], 'TRACK'));
+      expect(rawHeaders(answer.text).allow?.[0]).to.include('GET');
+    });
+  });
+
+  it('is still whole afterwards: no worker exited and no pipeline failure', () => {
+    expect(edge.output).not.to.include('edge worker exited');
+    expect(edge.output).not.to.include('edge pipeline failed');
+  });
+});

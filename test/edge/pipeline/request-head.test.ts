@@ -1,0 +1,163 @@
+import { expect } from 'chai';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { dropConnectionNamed, parseRequestHead, type HeadRefusal, type RequestHead } from '../../../src/edge/pipeline/request-head.js';
+import { normaliseHost } from '../../../src/edge/pipeline/request-host.js';
+import { matchingPath, normalisePath } from '../../../src/edge/pipeline/request-path.js';
+
+function head(url: string, headerLines: [string, string][] = [['Host', 'a.test']], method = 'GET'): RequestHead | HeadRefusal {
+  const headers: IncomingHttpHeaders = {};
+  for (const [name, value] of headerLines) headers[name.toLowerCase()] ??= value;
+  return parseRequestHead({ method, url, headers, rawHeaders: headerLines.flat() } as unknown as IncomingMessage);
+}
+
+describe('the edge door: host', () => {
+  const valid: [string, string][] = [
+    ['a.test', 'a.test'],
+    ['A.Test', 'a.test'],
+    ['a.test.', 'a.test'],
+    ['a.test:8081', 'a.test'],
+    ['a.test:', 'a.test'],
+    ['A.TEST.:443', 'a.test'],
+    ['_dmarc.a-b.test', '_dmarc.a-b.test'],
+    ['192.0.2.1:80', '192.0.2.1'],
+    ['[::1]', '[::1]'],
+    ['[2001:DB8::1]:8443', '[2001:db8::1]'],
+  ];
+  for (const [authority, host] of valid) {
+    it(`normalises ${JSON.stringify(authority)} to ${host}`, () => {
+      expect(normaliseHost(authority)).to.equal(host);
+    });
+  }
+
+  const invalid = [
+    'a.test:"><svg/onload=alert(1)>',
+    'a.test:80:80',
+    'a.test:8o',
+    'a.test:123456',
+    'a.test:65536',
+    'a.test/evil',
+    'a.test\\evil',
+    'user@a.test',
+    'a..test',
+    '.a.test',
+    'a.test..',
+    'a test',
+    'a%2etest',
+    '*.a.test',
+    'a.test;x',
+    'h\u00f6st.test',
+    '',
+    '.',
+    '[::1',
+    '[::1]x',
+    '[::1]:x',
+    '[not-an-address]',
+    `${'a'.repeat(250)}.test`,
+  ];
+  for (const authority of invalid) {
+    it(`refuses ${JSON.stringify(authority.slice(0, 40))}`, () => {
+      expect(normaliseHost(authority)).to.equal(undefined);
+    });
+  }
+});
+
+describe('the edge door: path', () => {
+  const canonical: [string, string][] = [
+    ['/admin', '/admin'],
+    ['//admin', '/admin'],
+    ['/./admin', '/admin'],
+    ['/%2e/admin', '/admin'],
+    ['/%2E%2E/admin', '/admin'],
+    ['/.//admin', '/admin'],
+    ['/x/../admin', '/admin'],
+    ['/x/%2e%2e/admin', '/admin'],
+    ['/../../admin', '/admin'],
+    ['/%61dmin%ff', '/admin%FF'],
+    ['/%7euser/%7Efile', '/~user/~file'],
+    ['/a%2fb', '/a%2Fb'],
+    ['/a%2F..%2Fb', '/a%2F..%2Fb'],
+    ['/a/b/..', '/a/'],
+    ['/a/b/.', '/a/b/'],
+    ['/a/', '/a/'],
+    ['/', '/'],
+    ['/..', '/'],
+    ['/.well-known/acme-challenge/x', '/.well-known/acme-challenge/x'],
+    ['/a%00b', '/a%00b'],
+    ['/caf%c3%a9', '/caf%C3%A9'],
+  ];
+  for (const [raw, expected] of canonical) {
+    it(`normalises ${raw} to ${expected}`, () => {
+      expect(normalisePath(raw)).to.equal(expected);
+    });
+  }
+
+  for (const raw of ['/100%', '/a%zz', '/a%2', '/%%41']) {
+    it(`refuses the malformed escape of ${raw}`, () => {
+      expect(normalisePath(raw)).to.equal(undefined);
+    });
+  }
+
+  const matching: [string, string][] = [
+    ['/caf%C3%A9', '/café'],
+    ['/admin%FF', '/admin%FF'],
+    ['/a%20b%FF/caf%C3%A9', '/a b%FF/café'],
+    ['/%C3%A9%FF%C3%A9', '/é%FFé'],
+    ['/a%2Fb%3Fc', '/a%2Fb%3Fc'],
+    ['/%E2%82', '/%E2%82'],
+  ];
+  for (const [path, expected] of matching) {
+    it(`matches rules against ${path} as ${expected}`, () => {
+      expect(matchingPath(path)).to.equal(expected);
+    });
+  }
+});
+
+describe('the edge door: request line and Host', () => {
+  it('takes the host of an absolute-form target over the Host header (RFC 9112 §3.2.2)', () => {
+    expect(head('http://B.test./admin?x=1', [['Host', 'a.test']])).to.deep.equal({ host: 'b.test', path: '/admin', rawPath: '/admin', query: 'x=1' });
+  });
+
+  it('reads an absolute-form target without a path as /', () => {
+    expect(head('https://b.test?x=1')).to.include({ host: 'b.test', path: '/', query: 'x=1' });
+    expect(head('http://b.test')).to.include({ host: 'b.test', path: '/' });
+  });
+
+  it('refuses userinfo and an invalid authority in an absolute-form target', () => {
+    expect(head('http://a.test@b.test/')).to.include({ status: 400 });
+    expect(head('http://b.test:x/')).to.include({ status: 400 });
+    expect(head('http:///admin')).to.include({ status: 400 });
+  });
+
+  it('refuses an invalid Host with 400 whatever the site', () => {
+    expect(head('/', [['Host', 'a.test:"><svg/onload=alert(1)>']])).to.include({ status: 400 });
+    expect(head('/', [['Host', '']])).to.include({ status: 400 });
+  });
+
+  it('keeps the normalised path and the path as sent', () => {
+    expect(head('//%61dmin/./x?q=%zz')).to.deep.equal({ host: 'a.test', path: '/admin/x', rawPath: '//%61dmin/./x', query: 'q=%zz' });
+  });
+
+  it('refuses a malformed escape in the path with 400', () => {
+    expect(head('/a%zz')).to.include({ status: 400 });
+  });
+
+  it('answers a request without a Host (HTTP/1.0) with no host', () => {
+    expect(head('/', [])).to.include({ host: '', path: '/' });
+  });
+
+  it('refuses two Host lines, TRACE and TRACK, and a target that is not a path', () => {
+    expect(head('/', [['Host', 'a.test'], ['host', 'b.test']])).to.include({ status: 400 });
+    expect(head('/', undefined, 'TRACE')).to.include({ status: 405 });
+    expect(head('/', undefined, 'TRACK')).to.include({ status: 405 });
+    expect(head('*', undefined, 'OPTIONS')).to.include({ status: 400 });
+    expect(head('ftp://a.test/')).to.include({ status: 400 });
+  });
+});
+
+describe('the edge door: Connection-named headers', () => {
+  it('removes what the client\'s Connection names, but never the body framing, Host or Upgrade', () => {
+    const headers: IncomingHttpHeaders = { connection: 'keep-alive, X-Edge-Verified, content-length, host, upgrade', 'x-edge-verified': 'forged', 'content-length': '3', host: 'a.test', upgrade: 'websocket', 'x-kept': 'yes' };
+    dropConnectionNamed(headers);
+    expect(headers).to.deep.equal({ connection: 'keep-alive, X-Edge-Verified, content-length, host, upgrade', 'content-length': '3', host: 'a.test', upgrade: 'websocket', 'x-kept': 'yes' });
+  });
+});
