@@ -2,6 +2,7 @@
 // Workers apply purges to their memory tier; the primary's DiskCacheIndex to the disk tier.
 import type { ActiveConfig } from '../config/active-config.js';
 import type { SnapshotPurge } from '../../shared/snapshot.js';
+import { normalisePath } from '../pipeline/request-path.js';
 import type { MemoryTier } from './memory-tier.js';
 import type { PurgeLog } from './purge-log.js';
 import type { CacheEntry, PurgeTarget } from './types.js';
@@ -13,11 +14,17 @@ const NOTHING: PurgeMatcher = () => false;
 
 type Location = { host: string | undefined; path: string; query: string | undefined };
 
+// Objects are stored under the normalised path (docs/edge.md, "One view of the request"): a purge
+// names them in any spelling a request could have used.
+function storedPath(path: string): string {
+  return normalisePath(path) ?? path;
+}
+
 // A value starting with / is a path on every hostname; otherwise an http(s) URL (scheme ignored).
 function locationOf(value: string): Location | undefined {
   if (value.startsWith('/')) {
     const mark = value.indexOf('?');
-    return mark === -1 ? { host: undefined, path: value, query: undefined } : { host: undefined, path: value.slice(0, mark), query: value.slice(mark + 1) };
+    return mark === -1 ? { host: undefined, path: storedPath(value), query: undefined } : { host: undefined, path: storedPath(value.slice(0, mark)), query: value.slice(mark + 1) };
   }
   let url: URL;
   try {
@@ -26,7 +33,7 @@ function locationOf(value: string): Location | undefined {
     return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  return { host: url.hostname.toLowerCase(), path: url.pathname, query: url.search === '' ? undefined : url.search.slice(1) };
+  return { host: url.hostname.toLowerCase(), path: storedPath(url.pathname), query: url.search === '' ? undefined : url.search.slice(1) };
 }
 
 function urlMatcher(domainId: string, location: Location): PurgeMatcher {
