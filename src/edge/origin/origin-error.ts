@@ -2,6 +2,14 @@
 export type OriginErrorKind = 'connect' | 'tls' | 'timeout' | 'breaker_open' | 'no_origin' | 'too_large' | 'overloaded';
 
 /**
+ * A connection failure on a reused keep-alive connection before any response
+ * byte: the origin most likely closed it as idle while the request was on its
+ * way (the keep-alive race of RFC 9112 §9.3.1). `unsent` when no request byte
+ * reached the connection either.
+ */
+export type StaleConnection = 'sent' | 'unsent';
+
+/**
  * A failure the edge itself answers with a CDN error page (an origin's own 5xx
  * is a response, never an OriginError). `message` may name internal addresses
  * and is for logs only; the error page says only what `kind` means.
@@ -12,6 +20,8 @@ export class OriginError extends Error {
     message: string = kind,
     /** The origin the failed attempt went to, when there was one. */
     readonly originId?: string,
+    /** Set when the failure is the keep-alive race on a reused connection rather than the origin's. */
+    readonly stale?: StaleConnection,
   ) {
     super(message);
     this.name = 'OriginError';

@@ -17,7 +17,7 @@ import { failureOutcome, responseOutcome } from './observation.js';
 import { socketHost, tlsName, type OriginTls } from './origin-agents.js';
 import { ClientClosedError, OriginError, errorPageFor } from './origin-error.js';
 import type { RetryBudget } from './retry-budget.js';
-import { defaultSeed, orderOrigins } from './selection.js';
+import { defaultSeed, orderOrigins, retriesTimeoutElsewhere } from './selection.js';
 
 /** What the host, IP and WAF phases established about the upgrade request. */
 export type UpgradeRequest = { domain: ActiveDomain; host: string; clientIp: string; scheme: 'http' | 'https' };
@@ -158,6 +158,7 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
       lastError = error;
       attempts++;
       if (socket.destroyed || attempts > maxRetries) break;
+      if (error.kind === 'timeout' && !retriesTimeoutElsewhere(order, index, deps.breakers, Date.now())) break;
       if (deps.budget && !deps.budget.tryRetry(target.domain.id, origin.retries, Date.now())) break;
     }
   }

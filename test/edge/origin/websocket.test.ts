@@ -81,4 +81,22 @@ describe('edge WebSocket pass-through', () => {
     servers.push(edge);
     expect((await openUpgrade(edge.port)).status).to.equal(502);
   });
+
+  it('answers 504 after one timeout of a single origin, without waiting for it a second time', async () => {
+    const held: Duplex[] = [];
+    const silent = http.createServer();
+    silent.on('upgrade', (_req: http.IncomingMessage, socket: Duplex) => held.push(socket));
+    const server = await listen(silent);
+    servers.push(server);
+    const edge = await upgradeEdge(activeDomain([origin({ port: server.port, timeouts: { connect_ms: 1000, read_ms: 500 } })]));
+    servers.push(edge);
+    const started = Date.now();
+    const { status } = await openUpgrade(edge.port);
+    const waited = Date.now() - started;
+    const attempts = held.length;
+    held.forEach((socket) => socket.destroy());
+    expect(status).to.equal(504);
+    expect(waited).to.be.within(450, 900);
+    expect(attempts).to.equal(1);
+  });
 });
