@@ -1,5 +1,5 @@
 /** Why the edge could not get a response from an origin. */
-export type OriginErrorKind = 'connect' | 'tls' | 'timeout' | 'breaker_open' | 'no_origin' | 'too_large' | 'overloaded';
+export type OriginErrorKind = 'connect' | 'tls' | 'timeout' | 'invalid_response' | 'breaker_open' | 'no_origin' | 'too_large' | 'overloaded';
 
 /**
  * A connection failure on a reused keep-alive connection before any response
@@ -37,6 +37,8 @@ export function errorPageFor(kind: OriginErrorKind): { status: number; detail: s
       return { status: 502, detail: 'The edge could not establish a secure connection to the site\'s server.' };
     case 'timeout':
       return { status: 504, detail: 'The site\'s server did not answer in time.' };
+    case 'invalid_response':
+      return { status: 502, detail: 'The site\'s server sent a response the edge cannot pass on.' };
     case 'breaker_open':
       return { status: 503, detail: 'The site\'s servers are failing; the edge is giving them a moment to recover.' };
     case 'no_origin':
@@ -46,6 +48,16 @@ export function errorPageFor(kind: OriginErrorKind): { status: number; detail: s
     case 'too_large':
       return { status: 413, detail: 'The request body is larger than the edge accepts.' };
   }
+}
+
+/**
+ * True for a status the edge passes on from an origin: any three-digit code from
+ * 100 (Node's parser reads no other). RFC 9110 §15 calls 600-999 invalid but
+ * nginx and Varnish pass them on, and clients treat them as 5xx; below 100 there
+ * is no status class at all, and Node could not write it: 502 (invalid_response).
+ */
+export function isPassableStatus(status: number): boolean {
+  return status >= 100 && status <= 999;
 }
 
 /** The client went away while the edge waited for the origin: no verdict on the origin, nothing to answer. */

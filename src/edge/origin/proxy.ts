@@ -12,7 +12,7 @@ import { forwardHeaders, hasRequestBody, responseHeaders } from './forward-heade
 import type { OriginHealthView } from './health-view.js';
 import { failureOutcome, responseOutcome } from './observation.js';
 import { OriginAgents, tlsName, type OriginTls } from './origin-agents.js';
-import { ClientClosedError, OriginError } from './origin-error.js';
+import { ClientClosedError, isPassableStatus, OriginError } from './origin-error.js';
 import { RetryBudget } from './retry-budget.js';
 import { defaultSeed, orderOrigins, retriesTimeoutElsewhere } from './selection.js';
 
@@ -134,15 +134,25 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
       throw error;
     }
     const now = Date.now();
-    const outcome = responseOutcome(response.statusCode ?? 502, now - started);
+    const status = response.statusCode ?? 0;
+    if (!isPassableStatus(status)) return refuseResponse(response, origin, now - started, now);
+    const outcome = responseOutcome(status, now - started);
     breakers.record(origin, outcome.success, now);
     health.recordPassive(origin.id, outcome, now);
     // A body cut off later (reset, read timeout) reaches the writer through its stream.
     response.on('error', () => {});
     ctx.originId = origin.id;
-    const status = response.statusCode ?? 502;
     if (noBody(ctx.method, status)) response.resume();
     return { status, headers: responseHeaders(response.headers), body: noBody(ctx.method, status) ? null : response };
+  }
+
+  // A response with a status no client can be given: the origin's failure, never retried (as a 5xx is not), and its connection is not reused.
+  function refuseResponse(response: IncomingMessage, origin: SnapshotOrigin, latencyMs: number, now: number): never {
+    response.destroy();
+    const error = new OriginError('invalid_response', `status ${response.statusCode} ${response.statusMessage ?? ''}`.trim(), origin.id);
+    breakers.record(origin, false, now);
+    health.recordPassive(origin.id, failureOutcome(error, latencyMs), now);
+    throw error;
   }
 
   function mayRetry(ctx: RequestContext, error: unknown, order: SnapshotOrigin[], index: number, bodyState: BodyState, retriesUsed: number, maxRetries: number): boolean {

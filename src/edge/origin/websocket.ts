@@ -15,7 +15,7 @@ import { forwardHeaders } from './forward-headers.js';
 import type { OriginHealthView } from './health-view.js';
 import { failureOutcome, responseOutcome } from './observation.js';
 import { socketHost, tlsName, type OriginTls } from './origin-agents.js';
-import { ClientClosedError, OriginError, errorPageFor } from './origin-error.js';
+import { ClientClosedError, OriginError, errorPageFor, isPassableStatus } from './origin-error.js';
 import type { RetryBudget } from './retry-budget.js';
 import { defaultSeed, orderOrigins, retriesTimeoutElsewhere } from './selection.js';
 
@@ -106,6 +106,10 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
     request.once('response', (response: IncomingMessage) => {
       clearTimeout(connectTimer);
       socket.off('close', onClientGone);
+      if (!isPassableStatus(response.statusCode ?? 0)) {
+        response.destroy();
+        return reject(new OriginError('invalid_response', `status ${response.statusCode}`, origin.id));
+      }
       socket.write(headBlock(response.statusCode ?? 502, response.statusMessage ?? '', response.rawHeaders, false));
       response.on('error', () => socket.destroy());
       response.pipe(socket);
@@ -158,7 +162,7 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
       lastError = error;
       attempts++;
       if (socket.destroyed || attempts > maxRetries) break;
-      if (error.kind === 'timeout' && !retriesTimeoutElsewhere(order, index, deps.breakers, Date.now())) break;
+      if (error.kind === 'invalid_response' || (error.kind === 'timeout' && !retriesTimeoutElsewhere(order, index, deps.breakers, Date.now()))) break;
       if (deps.budget && !deps.budget.tryRetry(target.domain.id, origin.retries, Date.now())) break;
     }
   }

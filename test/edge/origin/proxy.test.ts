@@ -11,6 +11,7 @@ import { OriginHealthView } from '../../../src/edge/origin/health-view.js';
 import type { OriginObservation } from '../../../src/edge/origin/observation.js';
 import { createOriginFetcher, type OriginFetcherOptions } from '../../../src/edge/origin/proxy.js';
 import type { ActiveDomain } from '../../../src/edge/config/active-config.js';
+import { startRawOrigin, type RawOrigin, type RawOriginRequest } from '../../support/raw-origin.js';
 import { activeDomain, closedPort, listen, origin, request, sleep, startEdge, startOrigin, TEST_CONFIG, type TestServer } from './support.js';
 
 type Rig = { edge: TestServer & { contexts: { originId: string | undefined }[] }; observations: OriginObservation[]; breakers: OriginBreakers };
@@ -23,6 +24,12 @@ describe('edge origin proxy', function () {
 
   async function originServer(handler: http.RequestListener): Promise<TestServer> {
     const server = await startOrigin(handler);
+    cleanups.push(() => server.close());
+    return server;
+  }
+
+  async function rawOrigin(onRequest: (request: RawOriginRequest) => void): Promise<RawOrigin> {
+    const server = await startRawOrigin(onRequest);
     cleanups.push(() => server.close());
     return server;
   }
@@ -66,6 +73,24 @@ describe('edge origin proxy', function () {
     const { edge, observations } = await rig(activeDomain([origin({ port: server.port })]));
     expect(await request(edge.port)).to.include({ status: 503, body: 'origin says no' });
     expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: 503 });
+  });
+
+  it('passes a three-digit status above 599 through and counts it as an HTTP failure', async () => {
+    const server = await rawOrigin((request) => request.respond('HTTP/1.1 999 Odd', 'odd'));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port })]));
+    expect(await request(edge.port)).to.include({ status: 999, body: 'odd' });
+    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: 999 });
+  });
+
+  it('answers 502 to a status below 100, without retrying it, and counts it as an HTTP failure', async () => {
+    const server = await rawOrigin((request) => request.respond('HTTP/1.1 099 Low', 'low'));
+    const spare = await originServer((_req, res) => res.end('spare'));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port }), origin({ port: spare.port, role: 'backup' })]));
+    const reply = await request(edge.port);
+    expect(reply.status).to.equal(502);
+    expect(reply.body).to.contain('cannot pass on');
+    expect([server.requests.length, spare.requests]).to.deep.equal([1, 0]);
+    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null, detail: 'status 99 Low' });
   });
 
   it('retries a GET on the next origin after a connect failure', async () => {

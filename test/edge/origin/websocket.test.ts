@@ -6,6 +6,7 @@ import { OriginBreakers } from '../../../src/edge/origin/breaker.js';
 import { OriginHealthView } from '../../../src/edge/origin/health-view.js';
 import { handleUpgrade } from '../../../src/edge/origin/websocket.js';
 import type { ActiveDomain } from '../../../src/edge/config/active-config.js';
+import { startRawOrigin } from '../../support/raw-origin.js';
 import { activeDomain, closedPort, listen, origin, startOrigin, TEST_CONFIG, type TestServer } from './support.js';
 
 // An origin that accepts any upgrade and echoes every byte back.
@@ -98,5 +99,13 @@ describe('edge WebSocket pass-through', () => {
     expect(status).to.equal(504);
     expect(waited).to.be.within(450, 900);
     expect(attempts).to.equal(1);
+  });
+
+  it('answers 502 to an upgrade the origin answers with a status below 100', async () => {
+    const low = await startRawOrigin((request) => request.respond('HTTP/1.1 099 Low'));
+    const edge = await upgradeEdge(activeDomain([origin({ port: low.port })]));
+    servers.push(edge, { port: low.port, requests: 0, close: () => low.close() });
+    expect((await openUpgrade(edge.port)).status).to.equal(502);
+    expect(low.requests).to.have.length(1);
   });
 });
