@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 import { socketHost } from './origin-agents.js';
-import { ClientClosedError, OriginError, type StaleConnection } from './origin-error.js';
+import { ClientClosedError, failureKindOf, OriginError, type StaleConnection } from './origin-error.js';
 
 /** Shared by the attempts of one client request: whether any body byte has left the client stream. */
 export type BodyState = { started: boolean };
@@ -38,9 +38,6 @@ type Stage = 'queued' | 'connecting' | 'handshaking' | 'ready';
 /** What a socket had read and written when this request got it, to tell a stale reused connection. */
 type SocketMark = { socket: Socket; bytesRead: number; bytesWritten: number };
 
-function failureKind(stage: Stage): 'connect' | 'tls' {
-  return stage === 'handshaking' ? 'tls' : 'connect';
-}
 
 function describe(error: Error & { code?: string }): string {
   return error.code ? `${error.code}: ${error.message}` : error.message;
@@ -91,7 +88,7 @@ function streamBody(plan: AttemptPlan, request: ClientRequest): void {
  * Sends the request to `plan.origin` and resolves with its response as soon as
  * the headers arrive (the body is left to stream). Rejects with an OriginError:
  * connect (refused, reset or lost before the headers), tls (handshake or
- * certificate), timeout (connect_ms to be connected, read_ms of silence),
+ * certificate), invalid_response (what came back does not parse as HTTP), timeout (connect_ms to be connected, read_ms of silence),
  * overloaded (still waiting for a pooled connection after connect_ms),
  * too_large (the streamed body passed the limit).
  */
@@ -131,7 +128,7 @@ export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
     request.on('error', (error: Error) => {
       clearTimeout(connectTimer);
       const ours = error instanceof OriginError || error instanceof ClientClosedError;
-      reject(ours ? error : new OriginError(failureKind(stage), describe(error), origin.id, staleness(request, mark)));
+      reject(ours ? error : new OriginError(failureKindOf(error, stage === 'handshaking'), describe(error), origin.id, staleness(request, mark)));
     });
     if (!plan.body) request.end();
   });

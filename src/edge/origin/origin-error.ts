@@ -51,6 +51,16 @@ export function errorPageFor(kind: OriginErrorKind): { status: number; detail: s
 }
 
 /**
+ * The kind of a socket or parser error of an origin request: invalid_response
+ * when Node's HTTP parser refused what came back (HPE_*: not an HTTP response),
+ * tls during the handshake, else connect (refused, reset, lost).
+ */
+export function failureKindOf(error: Error & { code?: string }, handshaking: boolean): 'connect' | 'tls' | 'invalid_response' {
+  if (error.code?.startsWith('HPE_')) return 'invalid_response';
+  return handshaking ? 'tls' : 'connect';
+}
+
+/**
  * True for a status the edge passes on from an origin: any three-digit code from
  * 100 (Node's parser reads no other). RFC 9110 §15 calls 600-999 invalid but
  * nginx and Varnish pass them on, and clients treat them as 5xx; below 100 there

@@ -45,6 +45,8 @@ export type OriginFetcher = {
 
 // RFC 9110 §9.2.2.
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+// Failures that count against the origin; all but an invalid response may be retried (an answer is not asked for twice).
+const BLAMED_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout', 'invalid_response']);
 const RETRYABLE_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout']);
 
 function noBody(method: string, status: number): boolean {
@@ -58,7 +60,7 @@ function isStale(error: unknown): error is OriginError {
 
 /** True when `error` is the origin's fault (it counts against its breaker and health). */
 function blamesOrigin(error: unknown): error is OriginError {
-  return error instanceof OriginError && RETRYABLE_KINDS.has(error.kind) && !isStale(error);
+  return error instanceof OriginError && BLAMED_KINDS.has(error.kind) && !isStale(error);
 }
 
 /**
@@ -156,7 +158,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   }
 
   function mayRetry(ctx: RequestContext, error: unknown, order: SnapshotOrigin[], index: number, bodyState: BodyState, retriesUsed: number, maxRetries: number): boolean {
-    if (!blamesOrigin(error) || bodyState.started || retriesUsed >= maxRetries) return false;
+    if (!blamesOrigin(error) || !RETRYABLE_KINDS.has(error.kind) || bodyState.started || retriesUsed >= maxRetries) return false;
     const origin = order[index % order.length];
     if (!IDEMPOTENT_METHODS.has(ctx.method) && !origin.retries.non_idempotent) return false;
     if (error.kind === 'timeout' && !retriesTimeoutElsewhere(order, index, breakers, Date.now())) return false;

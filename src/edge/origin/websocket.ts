@@ -15,7 +15,7 @@ import { forwardHeaders } from './forward-headers.js';
 import type { OriginHealthView } from './health-view.js';
 import { failureOutcome, responseOutcome } from './observation.js';
 import { socketHost, tlsName, type OriginTls } from './origin-agents.js';
-import { ClientClosedError, OriginError, errorPageFor, isPassableStatus } from './origin-error.js';
+import { ClientClosedError, OriginError, errorPageFor, failureKindOf, isPassableStatus } from './origin-error.js';
 import type { RetryBudget } from './retry-budget.js';
 import { defaultSeed, orderOrigins, retriesTimeoutElsewhere } from './selection.js';
 
@@ -85,7 +85,7 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
       clearTimeout(connectTimer);
       socket.off('close', onClientGone);
       const ours = error instanceof OriginError || error instanceof ClientClosedError;
-      reject(ours ? error : new OriginError(stage === 'handshaking' ? 'tls' : 'connect', error.code ?? error.message, origin.id));
+      reject(ours ? error : new OriginError(failureKindOf(error, stage === 'handshaking'), error.code ?? error.message, origin.id));
     });
     request.once('upgrade', (response: IncomingMessage, upstream: Socket, upstreamHead: Buffer) => {
       clearTimeout(connectTimer);

@@ -93,6 +93,15 @@ describe('edge origin proxy', function () {
     expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null, detail: 'status 99 Low' });
   });
 
+  it('answers 502 to a status line that does not parse, without retrying it, and counts it as an HTTP failure', async () => {
+    const server = await rawOrigin((request) => request.respond('HTTP/1.1 1000 Big', 'big'));
+    const spare = await originServer((_req, res) => res.end('spare'));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port }), origin({ port: spare.port, role: 'backup' })]));
+    expect((await request(edge.port)).status).to.equal(502);
+    expect([server.requests.length, spare.requests]).to.deep.equal([1, 0]);
+    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null });
+  });
+
   it('retries a GET on the next origin after a connect failure', async () => {
     const good = await originServer((_req, res) => res.end('from good'));
     const dead = origin({ port: await closedPort() });
