@@ -38,7 +38,6 @@ type Stage = 'queued' | 'connecting' | 'handshaking' | 'ready';
 /** What a socket had read and written when this request got it, to tell a stale reused connection. */
 type SocketMark = { socket: Socket; bytesRead: number; bytesWritten: number };
 
-
 function describe(error: Error & { code?: string }): string {
   return error.code ? `${error.code}: ${error.message}` : error.message;
 }
@@ -87,8 +86,9 @@ function streamBody(plan: AttemptPlan, request: ClientRequest): void {
 /**
  * Sends the request to `plan.origin` and resolves with its response as soon as
  * the headers arrive (the body is left to stream). Rejects with an OriginError:
- * connect (refused, reset or lost before the headers), tls (handshake or
- * certificate), invalid_response (what came back does not parse as HTTP), timeout (connect_ms to be connected, read_ms of silence),
+ * connect (refused, reset or lost before the headers; `stale` when on a reused
+ * connection), tls (handshake or certificate), invalid_response (what came back
+ * does not parse as HTTP), timeout (connect_ms to be connected, read_ms of silence),
  * overloaded (still waiting for a pooled connection after connect_ms),
  * too_large (the streamed body passed the limit).
  */

@@ -123,7 +123,7 @@ export class PipelineRunner {
     else this.logger.error({ err: error, requestId: ctx.requestId, host: ctx.host }, 'edge pipeline failed');
   }
 
-  // A response phase failed on the error page itself: the page goes out as it is, without them.
+  // A response phase failed on the error page itself: a bare 500 page goes out without them.
   private writeBarePage(ctx: RequestContext, error: unknown): void {
     this.logger.error({ err: error, requestId: ctx.requestId, host: ctx.host }, 'edge error page failed');
     if (ctx.res.headersSent || ctx.res.destroyed) return this.cut(ctx);
