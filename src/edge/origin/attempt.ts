@@ -1,14 +1,16 @@
 // One request to one origin, up to the moment its response headers arrive.
 // Stages tell a TLS failure from a connect failure and say whether a retry is
 // still safe: the request body is streamed only once the connection is ready,
-// so a failed connect or handshake has consumed nothing of it.
+// so a failed connect or handshake has consumed nothing of it. A connection
+// lost on a reused keep-alive socket before any response byte is marked stale:
+// the origin closed it as idle, which says nothing about the origin's health.
 import http, { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 import { socketHost } from './origin-agents.js';
-import { ClientClosedError, OriginError } from './origin-error.js';
+import { ClientClosedError, failureKindOf, OriginError, type StaleConnection } from './origin-error.js';
 
 /** Shared by the attempts of one client request: whether any body byte has left the client stream. */
 export type BodyState = { started: boolean };
@@ -33,12 +35,18 @@ export type AttemptPlan = {
 
 type Stage = 'queued' | 'connecting' | 'handshaking' | 'ready';
 
-function failureKind(stage: Stage): 'connect' | 'tls' {
-  return stage === 'handshaking' ? 'tls' : 'connect';
-}
+/** What a socket had read and written when this request got it, to tell a stale reused connection. */
+type SocketMark = { socket: Socket; bytesRead: number; bytesWritten: number };
 
 function describe(error: Error & { code?: string }): string {
   return error.code ? `${error.code}: ${error.message}` : error.message;
+}
+
+// A reused connection that read nothing of the response was closed under the request by the origin.
+function staleness(request: ClientRequest, mark: SocketMark | undefined): StaleConnection | undefined {
+  if (!request.reusedSocket || !mark || mark.socket.bytesRead > mark.bytesRead) return undefined;
+  // Bytes handed to the socket count as sent: the origin may have read them before it closed.
+  return mark.socket.bytesWritten > mark.bytesWritten ? 'sent' : 'unsent';
 }
 
 // Copies the client body to the origin with backpressure, counting it against the limit.
@@ -78,8 +86,9 @@ function streamBody(plan: AttemptPlan, request: ClientRequest): void {
 /**
  * Sends the request to `plan.origin` and resolves with its response as soon as
  * the headers arrive (the body is left to stream). Rejects with an OriginError:
- * connect (refused, reset or lost before the headers), tls (handshake or
- * certificate), timeout (connect_ms to be connected, read_ms of silence),
+ * connect (refused, reset or lost before the headers; `stale` when on a reused
+ * connection), tls (handshake or certificate), invalid_response (what came back
+ * does not parse as HTTP), timeout (connect_ms to be connected, read_ms of silence),
  * overloaded (still waiting for a pooled connection after connect_ms),
  * too_large (the streamed body passed the limit).
  */
@@ -90,6 +99,7 @@ export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
     const request = (origin.scheme === 'https' ? https : http).request(options);
     plan.onRequest?.(request);
     let stage: Stage = 'queued';
+    let mark: SocketMark | undefined;
     const fail = (kind: OriginError['kind'], message: string): void => void request.destroy(new OriginError(kind, message, origin.id));
     const connectTimer = setTimeout(() => {
       if (stage === 'queued') fail('overloaded', `no free connection within ${plan.connectTimeoutMs} ms`);
@@ -102,6 +112,7 @@ export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
     };
     request.setTimeout(plan.readTimeoutMs, () => fail('timeout', `no data for ${plan.readTimeoutMs} ms`));
     request.once('socket', (socket: Socket) => {
+      mark = { socket, bytesRead: socket.bytesRead, bytesWritten: socket.bytesWritten };
       if (!socket.connecting) return ready();
       stage = 'connecting';
       socket.once('connect', () => {
@@ -117,7 +128,7 @@ export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
     request.on('error', (error: Error) => {
       clearTimeout(connectTimer);
       const ours = error instanceof OriginError || error instanceof ClientClosedError;
-      reject(ours ? error : new OriginError(failureKind(stage), describe(error), origin.id));
+      reject(ours ? error : new OriginError(failureKindOf(error, stage === 'handshaking'), describe(error), origin.id, staleness(request, mark)));
     });
     if (!plan.body) request.end();
   });

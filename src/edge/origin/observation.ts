@@ -61,8 +61,8 @@ export function responseOutcome(status: number, latencyMs: number): OriginOutcom
   return { success, failureKind: success ? null : 'http', httpStatus: status, latencyMs, detail: success ? null : `status ${status}` };
 }
 
-/** The outcome of an attempt that got no response: a TLS failure, a timeout, or else a connect failure. */
+/** The outcome of an attempt that got no usable response: a TLS failure, a timeout, an HTTP failure (a status no client can be given), or else a connect failure. */
 export function failureOutcome(error: { kind: string; message: string }, latencyMs: number): OriginOutcome {
-  const failureKind = error.kind === 'tls' || error.kind === 'timeout' ? error.kind : 'connect';
+  const failureKind = error.kind === 'tls' || error.kind === 'timeout' ? error.kind : error.kind === 'invalid_response' ? 'http' : 'connect';
   return { success: false, failureKind, httpStatus: null, latencyMs, detail: error.message };
 }

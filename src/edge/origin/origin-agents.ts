@@ -7,14 +7,16 @@ import type { SecureContextOptions } from 'node:tls';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 
 // An idle pooled connection is closed after this long: shorter than the 5 s
-// keep-alive timeout of Node servers and most others, so the edge is rarely the
-// side that reuses a connection the origin is closing at that moment.
+// keep-alive timeout of Node, Apache and uvicorn (nginx keeps 75 s), so the edge
+// is rarely the side that reuses a connection the origin is closing at that
+// moment; the proxy sends a request caught by that race again (docs/edge-origins.md).
+// An origin's `Keep-Alive: timeout=N` shortens it further (Node's agent: N - 1 s).
 const IDLE_SOCKET_MS = 4000;
 
 /** TLS trust for https origins: certificates are always verified, against the system CAs unless `ca` is given. */
 export type OriginTls = Pick<SecureContextOptions, 'ca'>;
 
-type Pool = { key: string; agent: http.Agent; inFlight: number };
+type Pool = { key: string; agent: http.Agent; inFlight: number; fresh?: http.Agent };
 
 function poolKey(origin: SnapshotOrigin): string {
   return `${origin.scheme}|${origin.host}|${origin.port}|${origin.limits.max_connections ?? ''}`;
@@ -48,6 +50,17 @@ export class OriginAgents {
   }
 
   /**
+   * An agent of `origin` that always opens a new connection and closes it after
+   * the response (`Connection: close`): for the one retry after a reused
+   * connection turned out closed, which another pooled connection could repeat.
+   */
+  freshAgentFor(origin: SnapshotOrigin): http.Agent {
+    const pool = this.poolOf(origin);
+    pool.fresh ??= this.createAgent(origin, false);
+    return pool.fresh;
+  }
+
+  /**
    * Counts a request to `origin` in, or answers false when it would have to wait
    * behind max_pending_requests others for a connection. Without max_connections
    * nothing waits, so nothing is refused.
@@ -68,7 +81,10 @@ export class OriginAgents {
 
   /** Closes every pooled connection (shutdown). */
   close(): void {
-    for (const pool of this.pools.values()) pool.agent.destroy();
+    for (const pool of this.pools.values()) {
+      pool.agent.destroy();
+      pool.fresh?.destroy();
+    }
     this.pools.clear();
   }
 
@@ -83,8 +99,9 @@ export class OriginAgents {
     return pool;
   }
 
-  private createAgent(origin: SnapshotOrigin): http.Agent {
-    const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const, maxSockets: origin.limits.max_connections ?? Infinity };
+  // Without keep-alive the agent pools nothing; its maxSockets stays unlimited so that Node sends `Connection: close`.
+  private createAgent(origin: SnapshotOrigin, keepAlive = true): http.Agent {
+    const options = keepAlive ? { keepAlive, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const, maxSockets: origin.limits.max_connections ?? Infinity } : { keepAlive };
     return origin.scheme === 'https' ? new https.Agent({ ...options, ca: this.tls.ca }) : new http.Agent(options);
   }
 

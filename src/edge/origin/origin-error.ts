@@ -1,5 +1,13 @@
 /** Why the edge could not get a response from an origin. */
-export type OriginErrorKind = 'connect' | 'tls' | 'timeout' | 'breaker_open' | 'no_origin' | 'too_large' | 'overloaded';
+export type OriginErrorKind = 'connect' | 'tls' | 'timeout' | 'invalid_response' | 'breaker_open' | 'no_origin' | 'too_large' | 'overloaded';
+
+/**
+ * A connection failure on a reused keep-alive connection before any response
+ * byte: the origin most likely closed it as idle while the request was on its
+ * way (the keep-alive race of RFC 9112 §9.3.1). `unsent` when no request byte
+ * reached the connection either.
+ */
+export type StaleConnection = 'sent' | 'unsent';
 
 /**
  * A failure the edge itself answers with a CDN error page (an origin's own 5xx
@@ -12,6 +20,8 @@ export class OriginError extends Error {
     message: string = kind,
     /** The origin the failed attempt went to, when there was one. */
     readonly originId?: string,
+    /** Set when the failure is the keep-alive race on a reused connection rather than the origin's. */
+    readonly stale?: StaleConnection,
   ) {
     super(message);
     this.name = 'OriginError';
@@ -27,6 +37,8 @@ export function errorPageFor(kind: OriginErrorKind): { status: number; detail: s
       return { status: 502, detail: 'The edge could not establish a secure connection to the site\'s server.' };
     case 'timeout':
       return { status: 504, detail: 'The site\'s server did not answer in time.' };
+    case 'invalid_response':
+      return { status: 502, detail: 'The site\'s server sent a response the edge cannot pass on.' };
     case 'breaker_open':
       return { status: 503, detail: 'The site\'s servers are failing; the edge is giving them a moment to recover.' };
     case 'no_origin':
@@ -36,6 +48,26 @@ export function errorPageFor(kind: OriginErrorKind): { status: number; detail: s
     case 'too_large':
       return { status: 413, detail: 'The request body is larger than the edge accepts.' };
   }
+}
+
+/**
+ * The kind of a socket or parser error of an origin request: invalid_response
+ * when Node's HTTP parser refused what came back (HPE_*: not an HTTP response),
+ * tls during the handshake, else connect (refused, reset, lost).
+ */
+export function failureKindOf(error: Error & { code?: string }, handshaking: boolean): 'connect' | 'tls' | 'invalid_response' {
+  if (error.code?.startsWith('HPE_')) return 'invalid_response';
+  return handshaking ? 'tls' : 'connect';
+}
+
+/**
+ * True for a status the edge passes on from an origin: any three-digit code from
+ * 100 (Node's parser reads no other). RFC 9110 §15 calls 600-999 invalid but
+ * nginx and Varnish pass them on, and clients treat them as 5xx; below 100 there
+ * is no status class at all, and Node could not write it: 502 (invalid_response).
+ */
+export function isPassableStatus(status: number): boolean {
+  return status >= 100 && status <= 999;
 }
 
 /** The client went away while the edge waited for the origin: no verdict on the origin, nothing to answer. */

@@ -1,5 +1,6 @@
 // The origin call of a request: pick the try order, send, retry what is safe
 // to retry, and feed every attempt's outcome to the breakers and the health view.
+// Behaviour and its reasons: docs/edge-origins.md.
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Config } from '../../config/load.js';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
@@ -11,9 +12,9 @@ import { forwardHeaders, hasRequestBody, responseHeaders } from './forward-heade
 import type { OriginHealthView } from './health-view.js';
 import { failureOutcome, responseOutcome } from './observation.js';
 import { OriginAgents, tlsName, type OriginTls } from './origin-agents.js';
-import { ClientClosedError, OriginError } from './origin-error.js';
+import { ClientClosedError, isPassableStatus, OriginError } from './origin-error.js';
 import { RetryBudget } from './retry-budget.js';
-import { defaultSeed, orderOrigins } from './selection.js';
+import { defaultSeed, orderOrigins, retriesTimeoutElsewhere } from './selection.js';
 
 export type OriginFetcherOptions = {
   config: Pick<Config, 'edgeProxyConnectTimeoutSeconds' | 'edgeProxyReadTimeoutSeconds' | 'edgeClientMaxBodyBytes'>;
@@ -44,15 +45,33 @@ export type OriginFetcher = {
 
 // RFC 9110 §9.2.2.
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+// Failures that count against the origin; all but an invalid response may be retried (an answer is not asked for twice).
+const BLAMED_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout', 'invalid_response']);
 const RETRYABLE_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout']);
 
 function noBody(method: string, status: number): boolean {
   return method === 'HEAD' || status === 204 || status === 304;
 }
 
+/** True when `error` is the keep-alive race on a reused connection: no verdict on the origin. */
+function isStale(error: unknown): error is OriginError {
+  return error instanceof OriginError && error.stale !== undefined;
+}
+
 /** True when `error` is the origin's fault (it counts against its breaker and health). */
 function blamesOrigin(error: unknown): error is OriginError {
-  return error instanceof OriginError && RETRYABLE_KINDS.has(error.kind);
+  return error instanceof OriginError && BLAMED_KINDS.has(error.kind) && !isStale(error);
+}
+
+/**
+ * True when a request that met the keep-alive race may go again on a fresh
+ * connection (RFC 9112 §9.3.1): any method when no byte of it was sent,
+ * an idempotent one otherwise; never once the client's body started to flow,
+ * since it cannot be sent twice.
+ */
+function mayResend(ctx: RequestContext, error: unknown, bodyState: BodyState): error is OriginError {
+  if (!isStale(error) || bodyState.started) return false;
+  return error.stale === 'unsent' || IDEMPOTENT_METHODS.has(ctx.method);
 }
 
 /** Builds the origin fetcher of a worker: keep-alive pools per origin, retries, breakers and passive health. */
@@ -64,7 +83,22 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   const connectCapMs = config.edgeProxyConnectTimeoutSeconds * 1000;
   const readCapMs = config.edgeProxyReadTimeoutSeconds * 1000;
 
+  // One request to `origin`; sent once more on a fresh connection when a reused one turned out
+  // closed by the origin. That second try neither uses a retry nor the retry budget: it is the
+  // same request to the same origin, which never saw the first.
   async function attempt(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (request: ClientRequest) => void, conditional: Record<string, string> | undefined): Promise<EdgeResponse> {
+    try {
+      return await send(ctx, origin, bodyState, watch, conditional, false);
+    } catch (error) {
+      if (!mayResend(ctx, error, bodyState)) {
+        if (isStale(error)) breakers.release(origin);
+        throw error;
+      }
+    }
+    return send(ctx, origin, bodyState, watch, conditional, true);
+  }
+
+  async function send(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (request: ClientRequest) => void, conditional: Record<string, string> | undefined, fresh: boolean): Promise<EdgeResponse> {
     if (!agents.admit(origin)) {
       breakers.release(origin);
       throw new OriginError('overloaded', `more than ${origin.limits.max_pending_requests} requests waiting`, origin.id);
@@ -75,7 +109,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     try {
       response = await attemptOrigin({
         origin,
-        agent: agents.agentFor(origin),
+        agent: fresh ? agents.freshAgentFor(origin) : agents.agentFor(origin),
         method: ctx.method,
         target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
         headers: Object.assign(forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }), conditional),
@@ -94,27 +128,40 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     } catch (error) {
       const now = Date.now();
       if (!created) agents.release(origin);
+      // A stale connection keeps the breaker claim for the request sent again; attempt gives it back otherwise.
       if (blamesOrigin(error)) {
         breakers.record(origin, false, now);
         health.recordPassive(origin.id, failureOutcome(error, now - started), now);
-      } else breakers.release(origin);
+      } else if (!isStale(error)) breakers.release(origin);
       throw error;
     }
     const now = Date.now();
-    const outcome = responseOutcome(response.statusCode ?? 502, now - started);
+    const status = response.statusCode ?? 0;
+    if (!isPassableStatus(status)) return refuseResponse(response, origin, now - started, now);
+    const outcome = responseOutcome(status, now - started);
     breakers.record(origin, outcome.success, now);
     health.recordPassive(origin.id, outcome, now);
     // A body cut off later (reset, read timeout) reaches the writer through its stream.
     response.on('error', () => {});
     ctx.originId = origin.id;
-    const status = response.statusCode ?? 502;
     if (noBody(ctx.method, status)) response.resume();
     return { status, headers: responseHeaders(response.headers), body: noBody(ctx.method, status) ? null : response };
   }
 
-  function mayRetry(ctx: RequestContext, error: unknown, origin: SnapshotOrigin, bodyState: BodyState, retriesUsed: number, maxRetries: number): boolean {
-    if (!blamesOrigin(error) || bodyState.started || retriesUsed >= maxRetries) return false;
+  // A response with a status no client can be given: the origin's failure, never retried (as a 5xx is not), and its connection is not reused.
+  function refuseResponse(response: IncomingMessage, origin: SnapshotOrigin, latencyMs: number, now: number): never {
+    response.destroy();
+    const error = new OriginError('invalid_response', `status ${response.statusCode} ${response.statusMessage ?? ''}`.trim(), origin.id);
+    breakers.record(origin, false, now);
+    health.recordPassive(origin.id, failureOutcome(error, latencyMs), now);
+    throw error;
+  }
+
+  function mayRetry(ctx: RequestContext, error: unknown, order: SnapshotOrigin[], index: number, bodyState: BodyState, retriesUsed: number, maxRetries: number): boolean {
+    if (!blamesOrigin(error) || !RETRYABLE_KINDS.has(error.kind) || bodyState.started || retriesUsed >= maxRetries) return false;
+    const origin = order[index % order.length];
     if (!IDEMPOTENT_METHODS.has(ctx.method) && !origin.retries.non_idempotent) return false;
+    if (error.kind === 'timeout' && !retriesTimeoutElsewhere(order, index, breakers, Date.now())) return false;
     return budget.tryRetry(ctx.domain!.id, origin.retries, Date.now());
   }
 
@@ -166,7 +213,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
       try {
         return await attempt(ctx, origin, bodyState, watch, conditional);
       } catch (error) {
-        if (!mayRetry(ctx, error, origin, bodyState, retriesUsed, maxRetries)) throw error;
+        if (!mayRetry(ctx, error, order, index, bodyState, retriesUsed, maxRetries)) throw error;
         lastError = error;
         retriesUsed++;
       }

@@ -65,3 +65,23 @@ export function orderOrigins(domain: ActiveDomain, seed: string, health: OriginH
   const usable = closed.filter((origin) => health.isUsable(origin, now));
   return byTierThenScore(seedHash, usable.length > 0 ? usable : closed);
 }
+
+/** The origin a retry after order[index] goes to: the next one, wrapping round, whose breaker lets requests through (undefined when none does). */
+export function nextCandidate(order: SnapshotOrigin[], index: number, breakers: OriginBreakers, now: number): SnapshotOrigin | undefined {
+  for (let step = 1; step <= order.length; step++) {
+    const origin = order[(index + step) % order.length];
+    if (!breakers.isOpen(origin, now)) return origin;
+  }
+  return undefined;
+}
+
+/**
+ * True when a timeout of order[index] may be retried: only on another server.
+ * The same one (the only origin, or another entry at its address) just took the
+ * whole timeout; asking it again doubles the visitor's wait for nothing.
+ */
+export function retriesTimeoutElsewhere(order: SnapshotOrigin[], index: number, breakers: OriginBreakers, now: number): boolean {
+  const failed = order[index % order.length];
+  const next = nextCandidate(order, index, breakers, now);
+  return next !== undefined && (next.scheme !== failed.scheme || next.host !== failed.host || next.port !== failed.port);
+}

@@ -17,9 +17,9 @@ import { forwardHeaders, responseHeaders } from './forward-headers.js';
 import type { OriginHealthView } from './health-view.js';
 import { failureOutcome, responseOutcome } from './observation.js';
 import { socketHost, tlsName, type OriginTls } from './origin-agents.js';
-import { ClientClosedError, OriginError, type OriginErrorKind } from './origin-error.js';
+import { ClientClosedError, OriginError, failureKindOf, isPassableStatus, type OriginErrorKind } from './origin-error.js';
 import type { RetryBudget } from './retry-budget.js';
-import { defaultSeed, orderOrigins } from './selection.js';
+import { defaultSeed, orderOrigins, retriesTimeoutElsewhere } from './selection.js';
 
 /** What the door and the request phases established about the upgrade request, and how its answers are finished. */
 export type UpgradeRequest = {
@@ -86,7 +86,7 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
       clearTimeout(connectTimer);
       socket.off('close', onClientGone);
       const ours = error instanceof OriginError || error instanceof ClientClosedError;
-      reject(ours ? error : new OriginError(stage === 'handshaking' ? 'tls' : 'connect', error.code ?? error.message, origin.id));
+      reject(ours ? error : new OriginError(failureKindOf(error, stage === 'handshaking'), error.code ?? error.message, origin.id));
     });
     request.once('upgrade', (response: IncomingMessage, upstream: Socket, upstreamHead: Buffer) => {
       clearTimeout(connectTimer);
@@ -108,6 +108,10 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
     request.once('response', (response: IncomingMessage) => {
       clearTimeout(connectTimer);
       socket.off('close', onClientGone);
+      if (!isPassableStatus(response.statusCode ?? 0)) {
+        response.destroy();
+        return reject(new OriginError('invalid_response', `status ${response.statusCode}`, origin.id));
+      }
       const finished = target.finishHead(response.statusCode ?? 502, responseHeaders(response.headers));
       socket.write(headBlock(response.statusCode ?? 502, response.statusMessage ?? '', { ...finished, connection: 'close' }));
       response.on('error', () => socket.destroy());
@@ -161,6 +165,7 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
       lastError = error;
       attempts++;
       if (socket.destroyed || attempts > maxRetries) break;
+      if (error.kind === 'invalid_response' || (error.kind === 'timeout' && !retriesTimeoutElsewhere(order, index, deps.breakers, Date.now()))) break;
       if (deps.budget && !deps.budget.tryRetry(target.domain.id, origin.retries, Date.now())) break;
     }
   }

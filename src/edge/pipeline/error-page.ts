@@ -1,3 +1,4 @@
+import { OriginError, errorPageFor } from '../origin/origin-error.js';
 import type { RequestContext } from './context.js';
 import type { EdgeResponse } from './response.js';
 
@@ -22,7 +23,8 @@ function escapeHtml(text: string): string {
 /**
  * A CDN-branded error page: the status, a one-line reason, what the visitor can
  * do, and the request id to quote to the site's operator. Never includes
- * anything from the request but the id (which the edge generated or checked).
+ * anything from the request but the id (which the edge generated or checked),
+ * also sent as X-Request-Id whoever writes the page.
  */
 export function errorPage(ctx: RequestContext, status: number, detail: string, headers: Record<string, string> = {}): EdgeResponse {
   const title = REASONS[status] ?? 'Error';
@@ -36,7 +38,18 @@ export function errorPage(ctx: RequestContext, status: number, detail: string, h
   const body = Buffer.from(html);
   return {
     status,
-    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-length': String(body.length), ...headers },
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-length': String(body.length), 'x-request-id': ctx.requestId, ...headers },
     body,
   };
+}
+
+/**
+ * The page for a failure the runner's error funnel caught: an origin failure's
+ * by its kind (errorPageFor: 502, 503, 504, 413), the edge's own 500 for anything else.
+ */
+export function failurePage(ctx: RequestContext, error: unknown): EdgeResponse {
+  if (!(error instanceof OriginError)) return errorPage(ctx, 500, 'The edge failed while handling this request.');
+  const { status, detail } = errorPageFor(error.kind);
+  // The rest of a refused body is never read: nothing more on this connection can be trusted to start a request.
+  return errorPage(ctx, status, detail, error.kind === 'too_large' ? { connection: 'close' } : {});
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { ClientClosedError } from '../origin/origin-error.js';
+import { ClientClosedError, OriginError } from '../origin/origin-error.js';
 import type { RequestContext } from './context.js';
-import { errorPage } from './error-page.js';
+import { errorPage, failurePage } from './error-page.js';
 import type { Phase } from './phase.js';
 import { writeResponse } from './writer.js';
 
@@ -17,9 +17,9 @@ function isPromise(value: boolean | Promise<boolean>): value is Promise<boolean>
  * phases in order until one handles the request, then every response phase,
  * then the writer. Phases stay synchronous unless one returns a promise, so a
  * cache hit never waits on the microtask queue and allocates no closure. Every
- * error, thrown or rejected, becomes one CDN error page; the log phase runs
- * exactly once, when the response is written (a whole buffer) or its stream is
- * done with.
+ * error, thrown or rejected, goes to one funnel that classifies it (an origin
+ * failure keeps its kind, whichever phase met it); the log phase runs exactly
+ * once, when the response is written (a whole buffer) or its stream is done with.
  */
 export class PipelineRunner {
   /** Runs the log phase for `ctx` unless it already ran (for a request answered outside the writer: an Upgrade). */
@@ -96,20 +96,48 @@ export class PipelineRunner {
     return undefined;
   }
 
-  /** The error funnel: a CDN error page when nothing was sent yet, else the connection is cut. A client that left is no error. */
+  /**
+   * The error funnel. A client that left is no error (499 in the log). Once bytes
+   * were sent the connection is cut, so a truncated body is never taken for a
+   * whole one. Otherwise the failure becomes its page (failurePage: an origin
+   * failure's by its kind, else 500), which goes through the response phases
+   * like any answer. Origin failures are the origin's doing, logged at warn
+   * without a stack; anything else is the edge's own failure, at error.
+   */
   private fail(ctx: RequestContext, error: unknown): void {
     discardBody(ctx);
-    if (error instanceof ClientClosedError || ctx.res.destroyed) {
-      ctx.res.destroy();
-      return this.logged(ctx);
+    if (error instanceof ClientClosedError || ctx.res.destroyed) return this.cut(ctx);
+    this.report(ctx, error);
+    if (ctx.res.headersSent) return this.cut(ctx);
+    ctx.response = failurePage(ctx, error);
+    try {
+      const pending = this.fromResponsePhase(ctx, 0);
+      if (pending) pending.catch((failure: unknown) => this.writeBarePage(ctx, failure));
+    } catch (failure) {
+      this.writeBarePage(ctx, failure);
     }
-    this.logger.error({ err: error, requestId: ctx.requestId, host: ctx.host }, 'edge pipeline failed');
-    if (ctx.res.headersSent) {
-      ctx.res.destroy();
-      return this.logged(ctx);
-    }
+  }
+
+  private report(ctx: RequestContext, error: unknown): void {
+    if (error instanceof OriginError) this.logger.warn({ requestId: ctx.requestId, host: ctx.host, kind: error.kind, originId: error.originId, detail: error.message }, 'origin request failed');
+    else this.logger.error({ err: error, requestId: ctx.requestId, host: ctx.host }, 'edge pipeline failed');
+  }
+
+  // A response phase failed on the error page itself: a bare 500 page goes out without them.
+  private writeBarePage(ctx: RequestContext, error: unknown): void {
+    this.logger.error({ err: error, requestId: ctx.requestId, host: ctx.host }, 'edge error page failed');
+    if (ctx.res.headersSent || ctx.res.destroyed) return this.cut(ctx);
     ctx.response = errorPage(ctx, 500, 'The edge failed while handling this request.');
-    writeResponse(ctx, this.logger, this.logged);
+    try {
+      writeResponse(ctx, this.logger, this.logged);
+    } catch {
+      this.cut(ctx);
+    }
+  }
+
+  private cut(ctx: RequestContext): void {
+    ctx.res.destroy();
+    this.logged(ctx);
   }
 }
 

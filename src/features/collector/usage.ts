@@ -43,13 +43,15 @@ async function domainIds(db: Queryable, hosts: string[]): Promise<Map<string, st
 }
 
 // Sums per (bucket, domain, bucket start): requests, bytes, cached requests and bytes, then 2xx..5xx.
+// Statuses 600-999 (an origin's, passed on) count as 5xx, as RFC 9110 §15 tells clients to treat
+// them and as the recalculation from usage_events does (`status >= 500`).
 function aggregateSums(events: Stored[]) {
   const sums = new Map<string, { bucket: string; start: number; domain: string; values: number[] }>();
   for (const event of events) {
     if (!event.domain_id) continue;
     const cached = CACHED.has(event.cache_status.toLowerCase());
     const statusClass = Math.floor(event.status / 100);
-    const add = [1, event.bytes, cached ? 1 : 0, cached ? event.bytes : 0, statusClass === 2 ? 1 : 0, statusClass === 3 ? 1 : 0, statusClass === 4 ? 1 : 0, statusClass === 5 ? 1 : 0];
+    const add = [1, event.bytes, cached ? 1 : 0, cached ? event.bytes : 0, statusClass === 2 ? 1 : 0, statusClass === 3 ? 1 : 0, statusClass === 4 ? 1 : 0, statusClass >= 5 ? 1 : 0];
     for (const [bucket, seconds] of BUCKETS) {
       const start = Math.floor(event.timestamp / seconds) * seconds;
       const key = `${bucket} ${event.domain_id} ${start}`;

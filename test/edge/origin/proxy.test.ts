@@ -11,6 +11,7 @@ import { OriginHealthView } from '../../../src/edge/origin/health-view.js';
 import type { OriginObservation } from '../../../src/edge/origin/observation.js';
 import { createOriginFetcher, type OriginFetcherOptions } from '../../../src/edge/origin/proxy.js';
 import type { ActiveDomain } from '../../../src/edge/config/active-config.js';
+import { startRawOrigin, type RawOrigin, type RawOriginRequest } from '../../support/raw-origin.js';
 import { activeDomain, closedPort, listen, origin, request, sleep, startEdge, startOrigin, TEST_CONFIG, type TestServer } from './support.js';
 
 type Rig = { edge: TestServer & { contexts: { originId: string | undefined }[] }; observations: OriginObservation[]; breakers: OriginBreakers };
@@ -23,6 +24,12 @@ describe('edge origin proxy', function () {
 
   async function originServer(handler: http.RequestListener): Promise<TestServer> {
     const server = await startOrigin(handler);
+    cleanups.push(() => server.close());
+    return server;
+  }
+
+  async function rawOrigin(onRequest: (request: RawOriginRequest) => void): Promise<RawOrigin> {
+    const server = await startRawOrigin(onRequest);
     cleanups.push(() => server.close());
     return server;
   }
@@ -68,6 +75,33 @@ describe('edge origin proxy', function () {
     expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: 503 });
   });
 
+  it('passes a three-digit status above 599 through and counts it as an HTTP failure', async () => {
+    const server = await rawOrigin((request) => request.respond('HTTP/1.1 999 Odd', 'odd'));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port })]));
+    expect(await request(edge.port)).to.include({ status: 999, body: 'odd' });
+    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: 999 });
+  });
+
+  it('answers 502 to a status below 100, without retrying it, and counts it as an HTTP failure', async () => {
+    const server = await rawOrigin((request) => request.respond('HTTP/1.1 099 Low', 'low'));
+    const spare = await originServer((_req, res) => res.end('spare'));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port }), origin({ port: spare.port, role: 'backup' })]));
+    const reply = await request(edge.port);
+    expect(reply.status).to.equal(502);
+    expect(reply.body).to.contain('cannot pass on');
+    expect([server.requests.length, spare.requests]).to.deep.equal([1, 0]);
+    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null, detail: 'status 99 Low' });
+  });
+
+  it('answers 502 to a status line that does not parse, without retrying it, and counts it as an HTTP failure', async () => {
+    const server = await rawOrigin((request) => request.respond('HTTP/1.1 1000 Big', 'big'));
+    const spare = await originServer((_req, res) => res.end('spare'));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port }), origin({ port: spare.port, role: 'backup' })]));
+    expect((await request(edge.port)).status).to.equal(502);
+    expect([server.requests.length, spare.requests]).to.deep.equal([1, 0]);
+    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null });
+  });
+
   it('retries a GET on the next origin after a connect failure', async () => {
     const good = await originServer((_req, res) => res.end('from good'));
     const dead = origin({ port: await closedPort() });
@@ -102,15 +136,32 @@ describe('edge origin proxy', function () {
     expect(reply.body).to.contain('could not connect').and.not.contain('127.0.0.1');
   });
 
-  it('answers 504 when the origin stays silent past read_ms, after one retry', async () => {
+  it('answers 504 after one read timeout of a single origin, without waiting for it a second time', async () => {
     const silent = await originServer(() => {});
-    const { edge, observations } = await rig(activeDomain([origin({ port: silent.port, timeouts: { connect_ms: 1000, read_ms: 200 } })]));
+    const { edge, observations } = await rig(activeDomain([origin({ port: silent.port, timeouts: { connect_ms: 1000, read_ms: 1000 } })]));
     const started = Date.now();
     const reply = await request(edge.port);
+    const waited = Date.now() - started;
     expect(reply.status).to.equal(504);
-    expect(Date.now() - started).to.be.below(2000);
-    expect(silent.requests).to.equal(2);
+    expect(waited).to.be.within(950, 1500);
+    expect(silent.requests).to.equal(1);
     expect(observations[0]).to.include({ success: false, failure_kind: 'timeout' });
+  });
+
+  it('does not retry a timeout on another origin entry at the same address', async () => {
+    const silent = await originServer(() => {});
+    const timeouts = { connect_ms: 1000, read_ms: 300 };
+    const { edge } = await rig(activeDomain([origin({ port: silent.port, timeouts }), origin({ port: silent.port, timeouts, role: 'backup' })]));
+    expect((await request(edge.port)).status).to.equal(504);
+    expect(silent.requests).to.equal(1);
+  });
+
+  it('retries a timeout on the next origin when it is another server', async () => {
+    const silent = await originServer(() => {});
+    const spare = await originServer((_req, res) => res.end('spare'));
+    const { edge } = await rig(activeDomain([origin({ port: silent.port, timeouts: { connect_ms: 1000, read_ms: 300 } }), origin({ port: spare.port, role: 'backup' })]));
+    expect(await request(edge.port)).to.include({ status: 200, body: 'spare' });
+    expect([silent.requests, spare.requests]).to.deep.equal([1, 1]);
   });
 
   it('opens the breaker after failure_threshold failures and closes it after the cooldown', async () => {

@@ -1,14 +1,17 @@
 // Test helpers: real origin servers on 127.0.0.1, snapshot origins and domains,
-// and a minimal edge (a node:http server running the origin phase and writing
-// its response) to drive the proxy with real clients.
+// and a minimal edge (a node:http server running the origin phase and the
+// hygiene phase through the pipeline runner) to drive the proxy with real clients.
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import pino, { type Logger } from 'pino';
 import { compileActiveConfig, type ActiveDomain } from '../../../src/edge/config/active-config.js';
 import { originPhase } from '../../../src/edge/origin/origin-phase.js';
 import type { OriginFetcher } from '../../../src/edge/origin/proxy.js';
 import { RequestContext } from '../../../src/edge/pipeline/context.js';
+import { hygienePhase } from '../../../src/edge/pipeline/hygiene-phase.js';
+import { PipelineRunner } from '../../../src/edge/pipeline/runner.js';
 import { SNAPSHOT_RULE_KINDS, type SnapshotDomain, type SnapshotOrigin } from '../../../src/shared/snapshot.js';
 
 export type TestServer = { port: number; requests: number; close(): Promise<void> };
@@ -81,22 +84,11 @@ export function activeDomain(origins: SnapshotOrigin[], shield: SnapshotDomain['
   return config.domainsById.get(source.id)!;
 }
 
-/** Writes an EdgeResponse the way the integrator's writer will: headers, then the body streamed. */
-function write(res: ServerResponse, response: { status: number; headers: Record<string, string | string[]>; body: Buffer | Readable | null }): void {
-  res.writeHead(response.status, response.headers);
-  if (response.body === null) res.end();
-  else if (Buffer.isBuffer(response.body)) res.end(response.body);
-  else {
-    response.body.on('error', () => res.destroy());
-    response.body.pipe(res);
-  }
-}
-
 export type TestEdge = TestServer & { contexts: RequestContext[] };
 
-/** An edge serving `domain` through `fetcher` with the origin phase. */
-export async function startEdge(domain: ActiveDomain, fetcher: OriginFetcher): Promise<TestEdge> {
-  const phase = originPhase(fetcher);
+/** An edge serving `domain` through `fetcher` with the origin phase; failures go to the runner's error funnel, logged to `logger`. */
+export async function startEdge(domain: ActiveDomain, fetcher: OriginFetcher, logger: Logger = pino({ level: 'silent' })): Promise<TestEdge> {
+  const runner = new PipelineRunner([originPhase(fetcher)], [hygienePhase], () => {}, logger);
   const contexts: RequestContext[] = [];
   const server = http.createServer((req, res) => {
     const ctx = new RequestContext(req, res, { config: { domainsById: new Map() } as never, requestId: randomUUID(), clientIp: '203.0.113.9', scheme: 'http' });
@@ -106,10 +98,7 @@ export async function startEdge(domain: ActiveDomain, fetcher: OriginFetcher): P
     ctx.query = query;
     ctx.domain = domain;
     contexts.push(ctx);
-    Promise.resolve(phase.run(ctx)).then(
-      () => write(res, ctx.response!),
-      () => res.destroy(),
-    );
+    runner.run(ctx);
   });
   const handle = await listen(server);
   return Object.assign(handle, { contexts });

@@ -8,6 +8,7 @@ import { handleUpgrade } from '../../../src/edge/origin/websocket.js';
 import { errorPageFor, type OriginErrorKind } from '../../../src/edge/origin/origin-error.js';
 import type { ResponseHeaders } from '../../../src/edge/pipeline/response.js';
 import type { ActiveDomain } from '../../../src/edge/config/active-config.js';
+import { startRawOrigin } from '../../support/raw-origin.js';
 import { activeDomain, closedPort, listen, origin, startOrigin, TEST_CONFIG, type TestServer } from './support.js';
 
 // An origin that accepts any upgrade and echoes every byte back.
@@ -95,5 +96,31 @@ describe('edge WebSocket pass-through', () => {
     const edge = await upgradeEdge(activeDomain([origin({ port: await closedPort() })]));
     servers.push(edge);
     expect((await openUpgrade(edge.port)).status).to.equal(502);
+  });
+
+  it('answers 504 after one timeout of a single origin, without waiting for it a second time', async () => {
+    const held: Duplex[] = [];
+    const silent = http.createServer();
+    silent.on('upgrade', (_req: http.IncomingMessage, socket: Duplex) => held.push(socket));
+    const server = await listen(silent);
+    servers.push(server);
+    const edge = await upgradeEdge(activeDomain([origin({ port: server.port, timeouts: { connect_ms: 1000, read_ms: 500 } })]));
+    servers.push(edge);
+    const started = Date.now();
+    const { status } = await openUpgrade(edge.port);
+    const waited = Date.now() - started;
+    const attempts = held.length;
+    held.forEach((socket) => socket.destroy());
+    expect(status).to.equal(504);
+    expect(waited).to.be.within(450, 900);
+    expect(attempts).to.equal(1);
+  });
+
+  it('answers 502 to an upgrade the origin answers with a status below 100', async () => {
+    const low = await startRawOrigin((request) => request.respond('HTTP/1.1 099 Low'));
+    const edge = await upgradeEdge(activeDomain([origin({ port: low.port })]));
+    servers.push(edge, { port: low.port, requests: 0, close: () => low.close() });
+    expect((await openUpgrade(edge.port)).status).to.equal(502);
+    expect(low.requests).to.have.length(1);
   });
 });

@@ -109,6 +109,12 @@ describe('origin health observations', () => {
     expect(await stored()).to.equal(before + 2);
   });
 
+  it('accepts the failure of an origin that answered with a status above 599', async () => {
+    const answer = await push('edge-4', [observation(false, { source: 'passive', failure_kind: 'http', http_status: 999 }), observation(false, { failure_kind: 'http', http_status: 1000 })]);
+    expect(answer.body.data.accepted).to.equal(1);
+    expect(answer.body.data.rejected.map((rejection: Json) => [rejection.index, rejection.field])).to.deep.equal([[1, 'http_status']]);
+  });
+
   it('refuses a batch that is not a list of observations with 422', async () => {
     const path = '/api/v1/collector/origin-health';
     const body = JSON.stringify({ observations: 'everything is fine' });

@@ -67,6 +67,15 @@ describe('usage ingest', () => {
     expect(await hourRequests()).to.equal(before + 1);
   });
 
+  it('stores an event with a status an origin passed on outside 100-599 and counts 600-999 as 5xx', async () => {
+    const other = await core.createDomain('odd-status.example');
+    const answer = await ingest({ events: [event({ domain: 'odd-status.example', status: 999 }), event({ domain: 'odd-status.example', status: 600 }), event({ domain: 'odd-status.example', status: 1000 }), event({ domain: 'odd-status.example', status: 99 })] });
+    expect(answer.body.data.accepted).to.equal(2);
+    expect(answer.body.data.rejected.map((rejection: Json) => [rejection.index, rejection.field])).to.deep.equal([[2, 'status'], [3, 'status']]);
+    const [row] = await core.db.usageAggregate.findMany({ where: { bucket: 'hour', domain_id: other.id } });
+    expect(row).to.deep.include({ requests: 2n, status_2xx: 0n, status_5xx: 2n });
+  });
+
   it('refuses an event holding text the database cannot store on its own and keeps the rest of the batch', async () => {
     const before = await hourRequests();
     const answer = await ingest({ events: [event({ path: '/a\u0000b' }), event(), event({ cache_status: 'HIT', path: '/\ud800' })] });
