@@ -10,14 +10,18 @@ import type { EdgeResponse } from '../pipeline/response.js';
 import { firstMatch } from '../../shared/rules/rule-set.js';
 import { cacheKey, variantKey } from './cache-key.js';
 import { deliver } from './deliver.js';
+import { releaseBody, type StoredBody } from './disk-body.js';
+import { encodeHeader } from './disk-format.js';
+import type { StoredFile } from './disk-spool.js';
 import type { DiskTier } from './disk-tier.js';
+import { FillLimits, FillWriter, type Filled } from './fill-writer.js';
 import { bypassReason, decideFreshness, type Freshness } from './freshness.js';
 import type { MemoryTier } from './memory-tier.js';
 import { purgedSinceStored } from './purge.js';
 import { PurgeLog } from './purge-log.js';
 import { updatedHeaders, validatorsOf } from './revalidation.js';
 import { entriesFor, storedHeaders } from './stored-entry.js';
-import { collectBody, discardBody, teeForStore } from './tee.js';
+import { discardBody, storeUnread, teeForStore } from './tee.js';
 import type { CacheEntry, CacheRule } from './types.js';
 
 /** How the cache asks the origin: `detached` for a background refresh, `conditional` validators of the stored object. */
@@ -41,6 +45,8 @@ export type CachePhaseOptions = {
   onError?: (error: unknown) => void;
   /** The purges this worker applied (applyPurges records them): a fill they overtook is not stored. */
   purges?: PurgeLog;
+  /** Fills writing to disk at once in this worker (default 64); a fill past it is not stored. */
+  maxDiskFills?: number;
 };
 
 /** How a fetch others waited for ended. */
@@ -48,6 +54,10 @@ type Outcome = 'stored' | 'not_stored' | 'failed';
 type Settle = (outcome: Outcome) => void;
 
 const DEFAULT_MAX_OBJECT_BYTES = 100 * 1024 * 1024;
+const DEFAULT_MAX_DISK_FILLS = 64;
+/** Fills in progress hold at most this share of the memory tier's size in memory, together. */
+const FILL_MEMORY_SHARE = 4;
+const NO_BODY = Buffer.alloc(0);
 /** After a key's response was not storable, requests for it stop waiting for each other this long. */
 const NO_COALESCE_MS = 10_000;
 const NO_COALESCE_KEYS = 10_000;
@@ -73,6 +83,7 @@ class CachePhase implements Phase {
   private readonly now: () => number;
   private readonly limit: number;
   private readonly purges: PurgeLog;
+  private readonly fills: FillLimits;
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly noCoalesceUntil = new Map<string, number>();
 
@@ -82,6 +93,7 @@ class CachePhase implements Phase {
     this.now = options.now ?? Date.now;
     this.purges = options.purges ?? new PurgeLog();
     this.limit = Math.min(options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES, Math.max(this.memory.maxObjectBytes, this.disk?.maxBytes ?? 0));
+    this.fills = new FillLimits(options.maxDiskFills ?? DEFAULT_MAX_DISK_FILLS, Math.floor(this.memory.maxBytes / FILL_MEMORY_SHARE));
   }
 
   run(ctx: RequestContext): boolean | Promise<boolean> {
@@ -112,13 +124,18 @@ class CachePhase implements Phase {
     // A key whose last answer could not be stored (no-store, private…) is not looked for on disk: it is not there.
     if (this.coalescingOff(key)) return this.fetch(ctx, rule, key, undefined, true);
     const entry = await this.lookup(key, ctx);
-    const now = this.now();
-    if (entry && now < entry.freshUntil) return this.serve(ctx, entry, 'HIT', now);
-    if (entry && now < entry.swrUntil) {
-      this.refreshInBackground(ctx, rule, key);
-      return this.serve(ctx, entry, 'STALE', now);
+    try {
+      const now = this.now();
+      if (entry && now < entry.freshUntil) return this.serve(ctx, entry, 'HIT', now);
+      if (entry && now < entry.swrUntil) {
+        this.refreshInBackground(ctx, rule, key);
+        return this.serve(ctx, entry, 'STALE', now);
+      }
+      return await this.fetch(ctx, rule, key, entry, true);
+    } finally {
+      // A body left on disk stays open while a response or a store reads it, not longer.
+      releaseBody(entry?.body);
     }
-    return this.fetch(ctx, rule, key, entry, true);
   }
 
   private serve(ctx: RequestContext, entry: CacheEntry, status: CacheStatus, now: number): true {
@@ -126,7 +143,7 @@ class CachePhase implements Phase {
     return true;
   }
 
-  /** The object for the request under `key` in either tier, following a Vary marker. */
+  /** The object for the request under `key` in either tier, following a Vary marker; the caller releases its body (releaseBody). */
   private async lookup(key: string, ctx: RequestContext): Promise<CacheEntry | undefined> {
     const top = await this.lookupKey(key, ctx);
     if (!top?.marker) return top;
@@ -142,14 +159,17 @@ class CachePhase implements Phase {
       this.memory.set(onDisk);
       return onDisk;
     }
+    releaseBody(onDisk?.body);
     return inMemory;
   }
 
   private async fromDisk(key: string, ctx: RequestContext): Promise<CacheEntry | undefined> {
     if (!this.disk) return undefined;
     try {
-      const entry = await this.disk.get(key);
+      // Bodies the memory tier would not take stay in their file and are streamed from it.
+      const entry = await this.disk.get(key, this.memory.maxObjectBytes);
       if (!entry || !purgedSinceStored(entry, ctx.config)) return entry;
+      releaseBody(entry.body);
       await this.disk.delete(key);
     } catch (error) {
       this.options.onError?.(error);
@@ -195,7 +215,11 @@ class CachePhase implements Phase {
     const outcome = await waiting;
     if (outcome === 'stored') {
       const entry = await this.lookup(key, ctx);
-      if (entry && this.now() < entry.freshUntil) return this.serve(ctx, entry, status, this.now());
+      try {
+        if (entry && this.now() < entry.freshUntil) return this.serve(ctx, entry, status, this.now());
+      } finally {
+        releaseBody(entry?.body);
+      }
     } else if (outcome === 'failed' && stale && this.now() < stale.sieUntil) return this.serve(ctx, stale, 'STALE', this.now());
     return this.fetch(ctx, rule, key, stale, false);
   }
@@ -239,21 +263,67 @@ class CachePhase implements Phase {
       return this.pass(ctx, response, status);
     }
     const origin = response.headers;
-    const store = (body: Buffer | null): Promise<void> | undefined => {
-      if (body === null) {
-        settle('not_stored');
-        this.stopCoalescing(key, fetchedAt);
-        return undefined;
-      }
-      const entries = entriesFor(ctx, key, response.status, storedHeaders(origin, fresh, body.length), body, fresh, fetchedAt);
-      return this.store(entries, settle, purgesBefore);
-    };
+    const entriesOf = (body: StoredBody, length: number): CacheEntry[] => entriesFor(ctx, key, response.status, storedHeaders(origin, fresh, length), body, fresh, fetchedAt);
     const body = response.body;
     const client: EdgeResponse = { status: response.status, headers: { ...origin }, body };
     if (fresh.clientCacheControl !== undefined) client.headers['cache-control'] = fresh.clientCacheControl;
-    if (body === null || Buffer.isBuffer(body)) void store(body ?? Buffer.alloc(0));
-    else client.body = teeForStore(body, this.limit, store);
+    if (body === null || Buffer.isBuffer(body)) {
+      const whole = body ?? NO_BODY;
+      void this.store(entriesOf(whole, whole.length), settle, purgesBefore);
+      return this.pass(ctx, client, status);
+    }
+    const writer = this.fillWriter(response, entriesOf, (filled) => {
+      if (filled) return this.storeFilled(filled, entriesOf, settle, purgesBefore);
+      settle('not_stored');
+      this.stopCoalescing(key, fetchedAt);
+    });
+    // Every disk fill slot is taken: this response goes to the client as it came, not stored.
+    if (!writer) {
+      settle('not_stored');
+      return this.pass(ctx, response, status);
+    }
+    client.body = teeForStore(body, writer);
     return this.pass(ctx, client, status);
+  }
+
+  /** The writer storing a streamed body (fill-writer.ts); undefined when its length sends it to disk and the worker's disk fill slots are all taken. */
+  private fillWriter(response: EdgeResponse, entriesOf: (body: StoredBody, length: number) => CacheEntry[], done: (filled: Filled | null) => Promise<void> | void): FillWriter | undefined {
+    const disk = this.disk;
+    const length = response.headers['content-length'];
+    // The header is written after the body, in room kept for the longest Content-Length it can carry.
+    const room = disk ? encodeHeader(entriesOf(NO_BODY, this.limit)[0]).length : 0;
+    return FillWriter.start({
+      limit: this.limit,
+      memoryLimit: this.memory.maxObjectBytes,
+      declared: typeof length === 'string' ? Number(length) : undefined,
+      spool: disk && (() => disk.spool(room)),
+      limits: this.fills,
+      done,
+      onError: (error) => this.options.onError?.(error),
+    });
+  }
+
+  // A body held in memory is stored in both tiers; one spooled to disk is committed into place
+  // (never read back into memory), then the Vary marker, if any, is stored in both.
+  private async storeFilled(filled: Filled, entriesOf: (body: StoredBody, length: number) => CacheEntry[], settle: Settle, purgesBefore: number): Promise<void> {
+    if ('body' in filled) return this.store(entriesOf(filled.body, filled.body.length), settle, purgesBefore);
+    const [object, ...markers] = entriesOf(NO_BODY, filled.length);
+    if (this.purges.coversSince(purgesBefore, object)) return settle('not_stored');
+    try {
+      this.noteStored(await filled.spool.commit(object));
+      for (const marker of markers) {
+        this.memory.set(marker);
+        this.noteStored(await this.disk!.put(marker));
+      }
+      settle('stored');
+    } catch (error) {
+      this.options.onError?.(error);
+      settle('not_stored');
+    }
+  }
+
+  private noteStored({ file, size }: StoredFile): void {
+    this.options.onStored(file, size);
   }
 
   private freshness(ctx: RequestContext, rule: CacheRule | undefined, response: EdgeResponse, now: number): Freshness {
@@ -265,15 +335,23 @@ class CachePhase implements Phase {
   // Nothing is stored when a purge applied since the fetch began covers the object.
   private async store(entries: CacheEntry[], settle: Settle, purgesBefore: number): Promise<void> {
     if (this.purges.coversSince(purgesBefore, entries[0])) return settle('not_stored');
+    // An object confirmed by a 304 may have its body on disk: it stays open until it is copied.
+    const body = entries[0].body;
+    if (!Buffer.isBuffer(body)) body.retain();
+    try {
+      await this.storeIn(entries, settle);
+    } finally {
+      releaseBody(body);
+    }
+  }
+
+  private async storeIn(entries: CacheEntry[], settle: Settle): Promise<void> {
     let stored = false;
     for (const entry of entries) stored = this.memory.set(entry) || stored;
     if (stored) settle('stored');
     if (this.disk && entries[0].body.length <= this.disk.maxBytes) {
       try {
-        for (const entry of entries) {
-          const { file, size } = await this.disk.put(entry);
-          this.options.onStored(file, size);
-        }
+        for (const entry of entries) this.noteStored(await this.disk.put(entry));
         stored = true;
       } catch (error) {
         this.options.onError?.(error);
@@ -297,13 +375,17 @@ class CachePhase implements Phase {
         return fresh.store ? this.store(entries, settle, purgesBefore) : settle('not_stored');
       }
       const fresh = this.freshness(ctx, rule, response, fetchedAt);
-      if (!fresh.store) {
-        discardBody(response.body);
+      const body = response.body;
+      if (!fresh.store || Number(response.headers['content-length'] ?? 0) > this.limit) {
+        discardBody(body);
         return settle('not_stored');
       }
-      const body = await collectBody(response.body, this.limit);
-      if (body === null) return settle('not_stored');
-      await this.store(entriesFor(ctx, key, response.status, storedHeaders(response.headers, fresh, body.length), body, fresh, fetchedAt), settle, purgesBefore);
+      const entriesOf = (stored: StoredBody, length: number): CacheEntry[] => entriesFor(ctx, key, response.status, storedHeaders(response.headers, fresh, length), stored, fresh, fetchedAt);
+      if (body === null || Buffer.isBuffer(body)) return this.store(entriesOf(body ?? NO_BODY, body?.length ?? 0), settle, purgesBefore);
+      const writer = this.fillWriter(response, entriesOf, (filled) => (filled ? this.storeFilled(filled, entriesOf, settle, purgesBefore) : settle('not_stored')));
+      if (writer) return storeUnread(body, writer);
+      discardBody(body);
+      settle('not_stored');
     };
     refresh().catch((error: unknown) => {
       settle('failed');
