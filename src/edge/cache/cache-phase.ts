@@ -10,11 +10,9 @@ import type { EdgeResponse } from '../pipeline/response.js';
 import { firstMatch } from '../../shared/rules/rule-set.js';
 import { cacheKey, variantKey } from './cache-key.js';
 import { deliver } from './deliver.js';
+import { CacheStorage, type StoreJob } from './cache-storage.js';
 import { releaseBody, type StoredBody } from './disk-body.js';
-import { encodeHeader } from './disk-format.js';
-import type { StoredFile } from './disk-spool.js';
 import type { DiskTier } from './disk-tier.js';
-import { FillLimits, FillWriter, type Filled } from './fill-writer.js';
 import { bypassReason, decideFreshness, type Freshness } from './freshness.js';
 import type { MemoryTier } from './memory-tier.js';
 import { purgedSinceStored } from './purge.js';
@@ -53,11 +51,6 @@ export type CachePhaseOptions = {
 type Outcome = 'stored' | 'not_stored' | 'failed';
 type Settle = (outcome: Outcome) => void;
 
-const DEFAULT_MAX_OBJECT_BYTES = 100 * 1024 * 1024;
-const DEFAULT_MAX_DISK_FILLS = 64;
-/** Fills in progress hold at most this share of the memory tier's size in memory, together. */
-const FILL_MEMORY_SHARE = 4;
-const NO_BODY = Buffer.alloc(0);
 /** After a key's response was not storable, requests for it stop waiting for each other this long. */
 const NO_COALESCE_MS = 10_000;
 const NO_COALESCE_KEYS = 10_000;
@@ -81,9 +74,8 @@ class CachePhase implements Phase {
   private readonly memory: MemoryTier;
   private readonly disk: DiskTier | null;
   private readonly now: () => number;
-  private readonly limit: number;
   private readonly purges: PurgeLog;
-  private readonly fills: FillLimits;
+  private readonly storage: CacheStorage;
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly noCoalesceUntil = new Map<string, number>();
 
@@ -92,8 +84,8 @@ class CachePhase implements Phase {
     this.disk = options.disk;
     this.now = options.now ?? Date.now;
     this.purges = options.purges ?? new PurgeLog();
-    this.limit = Math.min(options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES, Math.max(this.memory.maxObjectBytes, this.disk?.maxBytes ?? 0));
-    this.fills = new FillLimits(options.maxDiskFills ?? DEFAULT_MAX_DISK_FILLS, Math.floor(this.memory.maxBytes / FILL_MEMORY_SHARE));
+    const onError = (error: unknown): void => options.onError?.(error);
+    this.storage = new CacheStorage({ memory: this.memory, disk: this.disk, purges: this.purges, onStored: options.onStored, onError, maxObjectBytes: options.maxObjectBytes, maxDiskFills: options.maxDiskFills });
   }
 
   run(ctx: RequestContext): boolean | Promise<boolean> {
@@ -229,7 +221,7 @@ class CachePhase implements Phase {
   private revalidated(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry, confirmation: EdgeResponse, settle: Settle, purgesBefore: number): true {
     const fetchedAt = this.now();
     const { fresh, entries } = this.confirmed(ctx, rule, key, stale, confirmation, fetchedAt);
-    if (fresh.store) void this.store(entries, settle, purgesBefore);
+    if (fresh.store) void this.storage.store(entries, settle, purgesBefore);
     else {
       settle('not_stored');
       this.stopCoalescing(key, fetchedAt);
@@ -257,27 +249,21 @@ class CachePhase implements Phase {
     const fetchedAt = this.now();
     const fresh = this.freshness(ctx, rule, response, fetchedAt);
     const declared = Number(response.headers['content-length'] ?? 0);
-    if (!fresh.store || declared > this.limit) {
+    if (!fresh.store || declared > this.storage.limit) {
       settle('not_stored');
       this.stopCoalescing(key, fetchedAt);
       return this.pass(ctx, response, status);
     }
-    const origin = response.headers;
-    const entriesOf = (body: StoredBody, length: number): CacheEntry[] => entriesFor(ctx, key, response.status, storedHeaders(origin, fresh, length), body, fresh, fetchedAt);
+    const job = this.storeJob(ctx, key, response, fresh, fetchedAt, settle, purgesBefore);
     const body = response.body;
-    const client: EdgeResponse = { status: response.status, headers: { ...origin }, body };
+    const client: EdgeResponse = { status: response.status, headers: { ...response.headers }, body };
     if (fresh.clientCacheControl !== undefined) client.headers['cache-control'] = fresh.clientCacheControl;
     if (body === null || Buffer.isBuffer(body)) {
-      const whole = body ?? NO_BODY;
-      void this.store(entriesOf(whole, whole.length), settle, purgesBefore);
+      void this.storage.storeWhole(body, job);
       return this.pass(ctx, client, status);
     }
-    const writer = this.fillWriter(response, entriesOf, (filled) => {
-      if (filled) return this.storeFilled(filled, entriesOf, settle, purgesBefore);
-      settle('not_stored');
-      this.stopCoalescing(key, fetchedAt);
-    });
-    // Every disk fill slot is taken: this response goes to the client as it came, not stored.
+    const writer = this.storage.writer(response.headers['content-length'], job, () => this.stopCoalescing(key, fetchedAt));
+    // Every disk fill slot is taken: the response goes to the client as it came, not stored.
     if (!writer) {
       settle('not_stored');
       return this.pass(ctx, response, status);
@@ -286,78 +272,15 @@ class CachePhase implements Phase {
     return this.pass(ctx, client, status);
   }
 
-  /** The writer storing a streamed body (fill-writer.ts); undefined when its length sends it to disk and the worker's disk fill slots are all taken. */
-  private fillWriter(response: EdgeResponse, entriesOf: (body: StoredBody, length: number) => CacheEntry[], done: (filled: Filled | null) => Promise<void> | void): FillWriter | undefined {
-    const disk = this.disk;
-    const length = response.headers['content-length'];
-    // The header is written after the body, in room kept for the longest Content-Length it can carry.
-    const room = disk ? encodeHeader(entriesOf(NO_BODY, this.limit)[0]).length : 0;
-    return FillWriter.start({
-      limit: this.limit,
-      memoryLimit: this.memory.maxObjectBytes,
-      declared: typeof length === 'string' ? Number(length) : undefined,
-      spool: disk && (() => disk.spool(room)),
-      limits: this.fills,
-      done,
-      onError: (error) => this.options.onError?.(error),
-    });
-  }
-
-  // A body held in memory is stored in both tiers; one spooled to disk is committed into place
-  // (never read back into memory), then the Vary marker, if any, is stored in both.
-  private async storeFilled(filled: Filled, entriesOf: (body: StoredBody, length: number) => CacheEntry[], settle: Settle, purgesBefore: number): Promise<void> {
-    if ('body' in filled) return this.store(entriesOf(filled.body, filled.body.length), settle, purgesBefore);
-    const [object, ...markers] = entriesOf(NO_BODY, filled.length);
-    if (this.purges.coversSince(purgesBefore, object)) return settle('not_stored');
-    try {
-      this.noteStored(await filled.spool.commit(object));
-      for (const marker of markers) {
-        this.memory.set(marker);
-        this.noteStored(await this.disk!.put(marker));
-      }
-      settle('stored');
-    } catch (error) {
-      this.options.onError?.(error);
-      settle('not_stored');
-    }
-  }
-
-  private noteStored({ file, size }: StoredFile): void {
-    this.options.onStored(file, size);
+  // How the response fetched at `fetchedAt` for the request under `key` is stored.
+  private storeJob(ctx: RequestContext, key: string, response: EdgeResponse, fresh: Freshness, fetchedAt: number, settle: Settle, purgesBefore: number): StoreJob {
+    const entriesOf = (body: StoredBody, length: number): CacheEntry[] => entriesFor(ctx, key, response.status, storedHeaders(response.headers, fresh, length), body, fresh, fetchedAt);
+    return { entriesOf, settle, purgesBefore };
   }
 
   private freshness(ctx: RequestContext, rule: CacheRule | undefined, response: EdgeResponse, now: number): Freshness {
     const settings = ctx.domain!.cache;
     return decideFreshness({ status: response.status, headers: response.headers, settings, rule, page: ctx.page, authorized: ctx.req.headers.authorization !== undefined, now });
-  }
-
-  // Memory first, so waiting requests are released as soon as they can be served; then the disk.
-  // Nothing is stored when a purge applied since the fetch began covers the object.
-  private async store(entries: CacheEntry[], settle: Settle, purgesBefore: number): Promise<void> {
-    if (this.purges.coversSince(purgesBefore, entries[0])) return settle('not_stored');
-    // An object confirmed by a 304 may have its body on disk: it stays open until it is copied.
-    const body = entries[0].body;
-    if (!Buffer.isBuffer(body)) body.retain();
-    try {
-      await this.storeIn(entries, settle);
-    } finally {
-      releaseBody(body);
-    }
-  }
-
-  private async storeIn(entries: CacheEntry[], settle: Settle): Promise<void> {
-    let stored = false;
-    for (const entry of entries) stored = this.memory.set(entry) || stored;
-    if (stored) settle('stored');
-    if (this.disk && entries[0].body.length <= this.disk.maxBytes) {
-      try {
-        for (const entry of entries) this.noteStored(await this.disk.put(entry));
-        stored = true;
-      } catch (error) {
-        this.options.onError?.(error);
-      }
-    }
-    settle(stored ? 'stored' : 'not_stored');
   }
 
   // One refresh per key; the stale object is served meanwhile.
@@ -372,17 +295,17 @@ class CachePhase implements Phase {
       const fetchedAt = this.now();
       if (conditional && stale && response.status === 304) {
         const { fresh, entries } = this.confirmed(ctx, rule, key, stale, response, fetchedAt);
-        return fresh.store ? this.store(entries, settle, purgesBefore) : settle('not_stored');
+        return fresh.store ? this.storage.store(entries, settle, purgesBefore) : settle('not_stored');
       }
       const fresh = this.freshness(ctx, rule, response, fetchedAt);
       const body = response.body;
-      if (!fresh.store || Number(response.headers['content-length'] ?? 0) > this.limit) {
+      if (!fresh.store || Number(response.headers['content-length'] ?? 0) > this.storage.limit) {
         discardBody(body);
         return settle('not_stored');
       }
-      const entriesOf = (stored: StoredBody, length: number): CacheEntry[] => entriesFor(ctx, key, response.status, storedHeaders(response.headers, fresh, length), stored, fresh, fetchedAt);
-      if (body === null || Buffer.isBuffer(body)) return this.store(entriesOf(body ?? NO_BODY, body?.length ?? 0), settle, purgesBefore);
-      const writer = this.fillWriter(response, entriesOf, (filled) => (filled ? this.storeFilled(filled, entriesOf, settle, purgesBefore) : settle('not_stored')));
+      const job = this.storeJob(ctx, key, response, fresh, fetchedAt, settle, purgesBefore);
+      if (body === null || Buffer.isBuffer(body)) return this.storage.storeWhole(body, job);
+      const writer = this.storage.writer(response.headers['content-length'], job, () => undefined);
       if (writer) return storeUnread(body, writer);
       discardBody(body);
       settle('not_stored');
