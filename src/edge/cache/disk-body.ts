@@ -67,10 +67,14 @@ export class DiskBody {
 /** A stored body: whole in memory, or in its disk file. */
 export type StoredBody = Buffer | DiskBody;
 
-/** The bytes `start` to `end` (inclusive; default the whole body) of `body`, ready to send. */
-export function sendable(body: StoredBody, start = 0, end = body.length - 1): Buffer | Readable {
-  if (Buffer.isBuffer(body)) return start === 0 && end === body.length - 1 ? body : body.subarray(start, end + 1);
-  return body.stream(start, end);
+/** The whole of `body`, ready to send. */
+export function sendable(body: StoredBody): Buffer | Readable {
+  return Buffer.isBuffer(body) ? body : body.stream();
+}
+
+/** The bytes `start` to `end` (inclusive) of `body`, ready to send. */
+export function sendablePart(body: StoredBody, start: number, end: number): Buffer | Readable {
+  return Buffer.isBuffer(body) ? body.subarray(start, end + 1) : body.stream(start, end);
 }
 
 /** Ends the lookup's use of a body read from disk (nothing for a body in memory). */

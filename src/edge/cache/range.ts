@@ -1,7 +1,7 @@
 // Answers a single byte range from a cached body (RFC 9110 §14). Several
 // ranges, other units and malformed values are ignored: the whole object is sent.
 import type { EdgeResponse, ResponseHeaders } from '../pipeline/response.js';
-import { sendable, type StoredBody } from './disk-body.js';
+import { sendable, sendablePart, type StoredBody } from './disk-body.js';
 
 /** A satisfiable range, both ends inclusive. */
 export type ByteRange = { start: number; end: number };
@@ -41,5 +41,5 @@ export function rangeResponse(headers: ResponseHeaders, body: StoredBody, header
   }
   headers['content-range'] = `bytes ${range.start}-${range.end}/${body.length}`;
   headers['content-length'] = String(range.end - range.start + 1);
-  return { status: 206, headers, body: headOnly ? null : sendable(body, range.start, range.end) };
+  return { status: 206, headers, body: headOnly ? null : sendablePart(body, range.start, range.end) };
 }
