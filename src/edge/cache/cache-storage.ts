@@ -5,7 +5,7 @@
 // held whole (docs/edge-cache.md, "Fills").
 import { releaseBody, type StoredBody } from './disk-body.js';
 import { encodeHeader } from './disk-format.js';
-import type { StoredFile } from './disk-spool.js';
+import type { DiskSpool, StoredFile } from './disk-spool.js';
 import type { DiskTier } from './disk-tier.js';
 import { FillLimits, FillWriter, type Filled } from './fill-writer.js';
 import type { MemoryTier } from './memory-tier.js';
@@ -85,12 +85,12 @@ export class CacheStorage {
   writer(contentLength: string | string[] | undefined, job: StoreJob, gaveUp: () => void): FillWriter | undefined {
     const disk = this.disk;
     // The header is written after the body, in room kept for the longest Content-Length it can carry.
-    const room = disk ? encodeHeader(job.entriesOf(NO_BODY, this.limit)[0]).length : 0;
+    const spool = (): Promise<DiskSpool> => disk!.spool(encodeHeader(job.entriesOf(NO_BODY, this.limit)[0]).length);
     return FillWriter.start({
       limit: this.limit,
       memoryLimit: this.memory.maxObjectBytes,
       declared: typeof contentLength === 'string' ? Number(contentLength) : undefined,
-      spool: disk && (() => disk.spool(room)),
+      spool: disk && spool,
       limits: this.fills,
       done: (filled) => {
         if (filled) return this.storeFilled(filled, job);
