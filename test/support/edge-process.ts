@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './cluster.js';
@@ -71,6 +71,18 @@ export class EdgeProcess {
     }
   }
 
+  /** The pids of the edge's workers: children of the edge process running `cdn.js` (not tsx's or esbuild's helpers). */
+  async workerPids(): Promise<number[]> {
+    const pids: number[] = [];
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+      const command = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === this.child.pid && command.includes('cdn.js')) pids.push(Number(entry));
+    }
+    return pids;
+  }
+
   /** A request to the edge for `host`. */
   request(host: string, pathWithQuery: string, init: Omit<RawRequest, 'port' | 'host' | 'path'> = {}): Promise<RawResponse> {
     return rawRequest({ ...init, port: this.port, host, path: pathWithQuery });
@@ -87,4 +99,10 @@ export class EdgeProcess {
     }
     if (this.ownDataDir && !options.keepData) await rm(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/** The resident set size of process `pid` in bytes (VmRSS of /proc/<pid>/status). */
+export async function residentBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }

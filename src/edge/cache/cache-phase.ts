@@ -10,6 +10,8 @@ import type { EdgeResponse } from '../pipeline/response.js';
 import { firstMatch } from '../../shared/rules/rule-set.js';
 import { cacheKey, variantKey } from './cache-key.js';
 import { deliver } from './deliver.js';
+import { CacheStorage, type StoreJob } from './cache-storage.js';
+import { releaseBody, type StoredBody } from './disk-body.js';
 import type { DiskTier } from './disk-tier.js';
 import { bypassReason, decideFreshness, type Freshness } from './freshness.js';
 import type { MemoryTier } from './memory-tier.js';
@@ -17,7 +19,7 @@ import { purgedSinceStored } from './purge.js';
 import { PurgeLog } from './purge-log.js';
 import { updatedHeaders, validatorsOf } from './revalidation.js';
 import { entriesFor, storedHeaders } from './stored-entry.js';
-import { collectBody, discardBody, teeForStore } from './tee.js';
+import { discardBody, storeUnread, teeForStore } from './tee.js';
 import type { CacheEntry, CacheRule } from './types.js';
 
 /** How the cache asks the origin: `detached` for a background refresh, `conditional` validators of the stored object. */
@@ -41,13 +43,14 @@ export type CachePhaseOptions = {
   onError?: (error: unknown) => void;
   /** The purges this worker applied (applyPurges records them): a fill they overtook is not stored. */
   purges?: PurgeLog;
+  /** Fills writing to disk at once in this worker (default 64); a fill past it is not stored. */
+  maxDiskFills?: number;
 };
 
 /** How a fetch others waited for ended. */
 type Outcome = 'stored' | 'not_stored' | 'failed';
 type Settle = (outcome: Outcome) => void;
 
-const DEFAULT_MAX_OBJECT_BYTES = 100 * 1024 * 1024;
 /** After a key's response was not storable, requests for it stop waiting for each other this long. */
 const NO_COALESCE_MS = 10_000;
 const NO_COALESCE_KEYS = 10_000;
@@ -71,8 +74,8 @@ class CachePhase implements Phase {
   private readonly memory: MemoryTier;
   private readonly disk: DiskTier | null;
   private readonly now: () => number;
-  private readonly limit: number;
   private readonly purges: PurgeLog;
+  private readonly storage: CacheStorage;
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly noCoalesceUntil = new Map<string, number>();
 
@@ -81,7 +84,8 @@ class CachePhase implements Phase {
     this.disk = options.disk;
     this.now = options.now ?? Date.now;
     this.purges = options.purges ?? new PurgeLog();
-    this.limit = Math.min(options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES, Math.max(this.memory.maxObjectBytes, this.disk?.maxBytes ?? 0));
+    const onError = (error: unknown): void => options.onError?.(error);
+    this.storage = new CacheStorage({ memory: this.memory, disk: this.disk, purges: this.purges, onStored: options.onStored, onError, maxObjectBytes: options.maxObjectBytes, maxDiskFills: options.maxDiskFills });
   }
 
   run(ctx: RequestContext): boolean | Promise<boolean> {
@@ -112,13 +116,18 @@ class CachePhase implements Phase {
     // A key whose last answer could not be stored (no-store, private…) is not looked for on disk: it is not there.
     if (this.coalescingOff(key)) return this.fetch(ctx, rule, key, undefined, true);
     const entry = await this.lookup(key, ctx);
-    const now = this.now();
-    if (entry && now < entry.freshUntil) return this.serve(ctx, entry, 'HIT', now);
-    if (entry && now < entry.swrUntil) {
-      this.refreshInBackground(ctx, rule, key);
-      return this.serve(ctx, entry, 'STALE', now);
+    try {
+      const now = this.now();
+      if (entry && now < entry.freshUntil) return this.serve(ctx, entry, 'HIT', now);
+      if (entry && now < entry.swrUntil) {
+        this.refreshInBackground(ctx, rule, key);
+        return this.serve(ctx, entry, 'STALE', now);
+      }
+      return await this.fetch(ctx, rule, key, entry, true);
+    } finally {
+      // A body left on disk stays open while a response or a store reads it, not longer.
+      releaseBody(entry?.body);
     }
-    return this.fetch(ctx, rule, key, entry, true);
   }
 
   private serve(ctx: RequestContext, entry: CacheEntry, status: CacheStatus, now: number): true {
@@ -126,7 +135,7 @@ class CachePhase implements Phase {
     return true;
   }
 
-  /** The object for the request under `key` in either tier, following a Vary marker. */
+  /** The object for the request under `key` in either tier, following a Vary marker; the caller releases its body (releaseBody). */
   private async lookup(key: string, ctx: RequestContext): Promise<CacheEntry | undefined> {
     const top = await this.lookupKey(key, ctx);
     if (!top?.marker) return top;
@@ -142,14 +151,17 @@ class CachePhase implements Phase {
       this.memory.set(onDisk);
       return onDisk;
     }
+    releaseBody(onDisk?.body);
     return inMemory;
   }
 
   private async fromDisk(key: string, ctx: RequestContext): Promise<CacheEntry | undefined> {
     if (!this.disk) return undefined;
     try {
-      const entry = await this.disk.get(key);
+      // Bodies the memory tier would not take stay in their file and are streamed from it.
+      const entry = await this.disk.get(key, this.memory.maxObjectBytes);
       if (!entry || !purgedSinceStored(entry, ctx.config)) return entry;
+      releaseBody(entry.body);
       await this.disk.delete(key);
     } catch (error) {
       this.options.onError?.(error);
@@ -195,7 +207,11 @@ class CachePhase implements Phase {
     const outcome = await waiting;
     if (outcome === 'stored') {
       const entry = await this.lookup(key, ctx);
-      if (entry && this.now() < entry.freshUntil) return this.serve(ctx, entry, status, this.now());
+      try {
+        if (entry && this.now() < entry.freshUntil) return this.serve(ctx, entry, status, this.now());
+      } finally {
+        releaseBody(entry?.body);
+      }
     } else if (outcome === 'failed' && stale && this.now() < stale.sieUntil) return this.serve(ctx, stale, 'STALE', this.now());
     return this.fetch(ctx, rule, key, stale, false);
   }
@@ -205,7 +221,7 @@ class CachePhase implements Phase {
   private revalidated(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry, confirmation: EdgeResponse, settle: Settle, purgesBefore: number): true {
     const fetchedAt = this.now();
     const { fresh, entries } = this.confirmed(ctx, rule, key, stale, confirmation, fetchedAt);
-    if (fresh.store) void this.store(entries, settle, purgesBefore);
+    if (fresh.store) void this.storage.store(entries, settle, purgesBefore);
     else {
       settle('not_stored');
       this.stopCoalescing(key, fetchedAt);
@@ -233,53 +249,38 @@ class CachePhase implements Phase {
     const fetchedAt = this.now();
     const fresh = this.freshness(ctx, rule, response, fetchedAt);
     const declared = Number(response.headers['content-length'] ?? 0);
-    if (!fresh.store || declared > this.limit) {
+    if (!fresh.store || declared > this.storage.limit) {
       settle('not_stored');
       this.stopCoalescing(key, fetchedAt);
       return this.pass(ctx, response, status);
     }
-    const origin = response.headers;
-    const store = (body: Buffer | null): Promise<void> | undefined => {
-      if (body === null) {
-        settle('not_stored');
-        this.stopCoalescing(key, fetchedAt);
-        return undefined;
-      }
-      const entries = entriesFor(ctx, key, response.status, storedHeaders(origin, fresh, body.length), body, fresh, fetchedAt);
-      return this.store(entries, settle, purgesBefore);
-    };
+    const job = this.storeJob(ctx, key, response, fresh, fetchedAt, settle, purgesBefore);
     const body = response.body;
-    const client: EdgeResponse = { status: response.status, headers: { ...origin }, body };
+    const client: EdgeResponse = { status: response.status, headers: { ...response.headers }, body };
     if (fresh.clientCacheControl !== undefined) client.headers['cache-control'] = fresh.clientCacheControl;
-    if (body === null || Buffer.isBuffer(body)) void store(body ?? Buffer.alloc(0));
-    else client.body = teeForStore(body, this.limit, store);
+    if (body === null || Buffer.isBuffer(body)) {
+      void this.storage.storeWhole(body, job);
+      return this.pass(ctx, client, status);
+    }
+    const writer = this.storage.writer(response.headers['content-length'], job, () => this.stopCoalescing(key, fetchedAt));
+    // Every disk fill slot is taken: the response goes to the client as it came, not stored.
+    if (!writer) {
+      settle('not_stored');
+      return this.pass(ctx, response, status);
+    }
+    client.body = teeForStore(body, writer);
     return this.pass(ctx, client, status);
+  }
+
+  // How the response fetched at `fetchedAt` for the request under `key` is stored.
+  private storeJob(ctx: RequestContext, key: string, response: EdgeResponse, fresh: Freshness, fetchedAt: number, settle: Settle, purgesBefore: number): StoreJob {
+    const entriesOf = (body: StoredBody, length: number): CacheEntry[] => entriesFor(ctx, key, response.status, storedHeaders(response.headers, fresh, length), body, fresh, fetchedAt);
+    return { entriesOf, settle, purgesBefore };
   }
 
   private freshness(ctx: RequestContext, rule: CacheRule | undefined, response: EdgeResponse, now: number): Freshness {
     const settings = ctx.domain!.cache;
     return decideFreshness({ status: response.status, headers: response.headers, settings, rule, page: ctx.page, authorized: ctx.req.headers.authorization !== undefined, now });
-  }
-
-  // Memory first, so waiting requests are released as soon as they can be served; then the disk.
-  // Nothing is stored when a purge applied since the fetch began covers the object.
-  private async store(entries: CacheEntry[], settle: Settle, purgesBefore: number): Promise<void> {
-    if (this.purges.coversSince(purgesBefore, entries[0])) return settle('not_stored');
-    let stored = false;
-    for (const entry of entries) stored = this.memory.set(entry) || stored;
-    if (stored) settle('stored');
-    if (this.disk && entries[0].body.length <= this.disk.maxBytes) {
-      try {
-        for (const entry of entries) {
-          const { file, size } = await this.disk.put(entry);
-          this.options.onStored(file, size);
-        }
-        stored = true;
-      } catch (error) {
-        this.options.onError?.(error);
-      }
-    }
-    settle(stored ? 'stored' : 'not_stored');
   }
 
   // One refresh per key; the stale object is served meanwhile.
@@ -294,16 +295,20 @@ class CachePhase implements Phase {
       const fetchedAt = this.now();
       if (conditional && stale && response.status === 304) {
         const { fresh, entries } = this.confirmed(ctx, rule, key, stale, response, fetchedAt);
-        return fresh.store ? this.store(entries, settle, purgesBefore) : settle('not_stored');
+        return fresh.store ? this.storage.store(entries, settle, purgesBefore) : settle('not_stored');
       }
       const fresh = this.freshness(ctx, rule, response, fetchedAt);
-      if (!fresh.store) {
-        discardBody(response.body);
+      const body = response.body;
+      if (!fresh.store || Number(response.headers['content-length'] ?? 0) > this.storage.limit) {
+        discardBody(body);
         return settle('not_stored');
       }
-      const body = await collectBody(response.body, this.limit);
-      if (body === null) return settle('not_stored');
-      await this.store(entriesFor(ctx, key, response.status, storedHeaders(response.headers, fresh, body.length), body, fresh, fetchedAt), settle, purgesBefore);
+      const job = this.storeJob(ctx, key, response, fresh, fetchedAt, settle, purgesBefore);
+      if (body === null || Buffer.isBuffer(body)) return this.storage.storeWhole(body, job);
+      const writer = this.storage.writer(response.headers['content-length'], job, () => undefined);
+      if (writer) return storeUnread(body, writer);
+      discardBody(body);
+      settle('not_stored');
     };
     refresh().catch((error: unknown) => {
       settle('failed');

@@ -3,6 +3,7 @@
 import type { CacheStatus, RequestContext } from '../pipeline/context.js';
 import type { EdgeResponse, ResponseHeaders } from '../pipeline/response.js';
 import { headerText } from './cache-control.js';
+import { sendable } from './disk-body.js';
 import { rangeResponse } from './range.js';
 import type { CacheEntry } from './types.js';
 
@@ -52,12 +53,10 @@ export function deliver(ctx: RequestContext, entry: CacheEntry, status: CacheSta
   headers['x-cache'] = status;
   ctx.cacheStatus = status;
   const head = ctx.method === 'HEAD';
-  if (entry.status !== 200) return { status: entry.status, headers, body: head ? null : entry.body };
+  if (entry.status !== 200) return { status: entry.status, headers, body: head ? null : sendable(entry.body) };
   const request = ctx.req.headers;
   if ((request['if-none-match'] !== undefined || request['if-modified-since'] !== undefined) && notModified(request, headers)) return notModifiedResponse(headers);
   headers['accept-ranges'] = 'bytes';
-  if (request.range === undefined || !rangeStillValid(request['if-range'], headers)) return { status: 200, headers, body: head ? null : entry.body };
-  const ranged = rangeResponse(headers, entry.body, request.range);
-  if (head) ranged.body = null;
-  return ranged;
+  if (request.range === undefined || !rangeStillValid(request['if-range'], headers)) return { status: 200, headers, body: head ? null : sendable(entry.body) };
+  return rangeResponse(headers, entry.body, request.range, head);
 }

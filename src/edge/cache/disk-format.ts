@@ -1,8 +1,10 @@
 // The file format of the disk tier: "CDNC", a 32-bit big-endian header length,
-// the JSON header, then the body. One file per object, named by the SHA-256 of
-// its key under a two-hex-digit folder.
+// the JSON header (padded with spaces when it was written after the body), then
+// the body. One file per object, named by the SHA-256 of its key under a
+// two-hex-digit folder.
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
+import type { StoredBody } from './disk-body.js';
 import type { CacheEntry, PurgeTarget } from './types.js';
 
 const MAGIC = Buffer.from('CDNC');
@@ -35,9 +37,9 @@ export function fileNameOf(key: string): string {
   return `${hash.slice(0, 2)}/${hash}`;
 }
 
-/** The bytes of a file holding `entry`. */
-export function encodeEntry(entry: CacheEntry): Buffer {
-  const header: Header = {
+/** The JSON header describing `entry` (everything but its body). */
+function headerOf(entry: CacheEntry): Header {
+  return {
     key: entry.key,
     domain_id: entry.domainId,
     host: entry.host,
@@ -52,11 +54,28 @@ export function encodeEntry(entry: CacheEntry): Buffer {
     vary: [...entry.vary],
     marker: entry.marker,
   };
-  const json = Buffer.from(JSON.stringify(header));
-  const prefix = Buffer.alloc(PREFIX);
-  MAGIC.copy(prefix);
-  prefix.writeUInt32BE(json.length, 4);
-  return Buffer.concat([prefix, json, entry.body]);
+}
+
+/**
+ * The bytes of a file holding `entry` up to its body: the magic, the header length and the JSON
+ * header. With `room`, the header is padded with spaces (which JSON allows) to exactly `room`
+ * bytes in all, so a streamed fill can write its body first and its header last, in the room it
+ * kept; a header that does not fit is an error.
+ */
+export function encodeHeader(entry: CacheEntry, room?: number): Buffer {
+  const json = Buffer.from(JSON.stringify(headerOf(entry)));
+  const length = room === undefined ? json.length : room - PREFIX;
+  if (json.length > length) throw new Error(`the cache header of ${entry.key} needs ${json.length} bytes, ${length} were kept`);
+  const bytes = Buffer.alloc(PREFIX + length, ' ');
+  MAGIC.copy(bytes);
+  bytes.writeUInt32BE(length, 4);
+  json.copy(bytes, PREFIX);
+  return bytes;
+}
+
+/** The bytes of a file holding `entry`, whose body is in memory. */
+export function encodeEntry(entry: CacheEntry & { body: Buffer }): Buffer {
+  return Buffer.concat([encodeHeader(entry), entry.body]);
 }
 
 function headerLength(prefix: Buffer): number | undefined {
@@ -75,12 +94,24 @@ function parseHeader(json: Buffer): Header | undefined {
   }
 }
 
-/** The entry a whole file holds; undefined when the bytes are not a stored object. */
-export function decodeEntry(file: Buffer): CacheEntry | undefined {
-  const length = headerLength(file);
-  if (length === undefined || file.length < PREFIX + length) return undefined;
-  const header = parseHeader(file.subarray(PREFIX, PREFIX + length));
-  if (!header) return undefined;
+/** A stored object's header as read from its file, and where its body starts. */
+export type FileHeader = { header: Header; bodyOffset: number };
+
+/** The header of an open file, read without its body; undefined when it is not a stored object. */
+export async function readHeader(handle: FileHandle): Promise<FileHeader | undefined> {
+  const prefix = Buffer.alloc(PREFIX);
+  const { bytesRead } = await handle.read(prefix, 0, PREFIX, 0);
+  const length = headerLength(prefix.subarray(0, bytesRead));
+  if (length === undefined) return undefined;
+  const json = Buffer.alloc(length);
+  const read = await handle.read(json, 0, length, PREFIX);
+  if (read.bytesRead < length) return undefined;
+  const header = parseHeader(json);
+  return header && { header, bodyOffset: PREFIX + length };
+}
+
+/** The entry a file's header and body make. */
+export function entryOf(header: Header, body: StoredBody): CacheEntry {
   return {
     key: header.key,
     domainId: header.domain_id,
@@ -89,7 +120,7 @@ export function decodeEntry(file: Buffer): CacheEntry | undefined {
     query: header.query,
     status: header.status,
     headers: header.headers,
-    body: file.subarray(PREFIX + length),
+    body,
     storedAt: header.stored_at,
     freshUntil: header.fresh_until,
     swrUntil: header.swr_until,
@@ -101,13 +132,8 @@ export function decodeEntry(file: Buffer): CacheEntry | undefined {
 
 /** The purge identity of an open file, read from its header only; undefined when it is not a stored object. */
 export async function readTarget(handle: FileHandle): Promise<PurgeTarget | undefined> {
-  const prefix = Buffer.alloc(PREFIX);
-  const { bytesRead } = await handle.read(prefix, 0, PREFIX, 0);
-  const length = headerLength(prefix.subarray(0, bytesRead));
-  if (length === undefined) return undefined;
-  const json = Buffer.alloc(length);
-  const read = await handle.read(json, 0, length, PREFIX);
-  if (read.bytesRead < length) return undefined;
-  const header = parseHeader(json);
-  return header && { domainId: header.domain_id, host: header.host, path: header.path, query: header.query };
+  const read = await readHeader(handle);
+  if (!read) return undefined;
+  const { header } = read;
+  return { domainId: header.domain_id, host: header.host, path: header.path, query: header.query };
 }

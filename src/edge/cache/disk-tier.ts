@@ -1,11 +1,15 @@
 // The worker side of the disk tier every worker of an edge shares: objects as
-// files under <CDN_EDGE_DATA_DIR>/cache, written whole to a temp file and renamed
-// into place so a reader never sees half an object. The primary's
-// DiskCacheIndex (disk-index.ts) bounds the folder; workers only read and write.
+// files under <CDN_EDGE_DATA_DIR>/cache, written to a temp file and renamed into
+// place so a reader never sees half an object. Large bodies are never held whole:
+// a fill streams them into a spool (disk-spool.ts), and a read leaves them in
+// their file (disk-body.ts). The primary's DiskCacheIndex (disk-index.ts) bounds
+// the folder; workers only read and write.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeEntry, encodeEntry, fileNameOf } from './disk-format.js';
+import { DiskBody } from './disk-body.js';
+import { encodeEntry, encodeHeader, entryOf, fileNameOf, readHeader } from './disk-format.js';
+import { DiskSpool, type StoredFile } from './disk-spool.js';
 import type { CacheEntry } from './types.js';
 
 /** The folder of unfinished writes inside the cache folder. */
@@ -13,6 +17,17 @@ export const TEMP_FOLDER = 'tmp';
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+async function readExactly(handle: FileHandle, length: number, position: number): Promise<Buffer | undefined> {
+  const bytes = Buffer.allocUnsafe(length);
+  let read = 0;
+  while (read < length) {
+    const { bytesRead } = await handle.read(bytes, read, length - read, position + read);
+    if (bytesRead === 0) return undefined;
+    read += bytesRead;
+  }
+  return bytes;
 }
 
 export class DiskTier {
@@ -25,31 +40,47 @@ export class DiskTier {
     readonly maxBytes: number,
   ) {}
 
-  /** The entry stored under `key`, read without blocking the event loop; undefined when absent or unreadable (an unreadable file is removed). */
-  async get(key: string): Promise<CacheEntry | undefined> {
+  /**
+   * The entry stored under `key`, read without blocking the event loop; undefined when absent or
+   * unreadable (an unreadable file is removed). A body up to `wholeUpTo` bytes is read into memory;
+   * a larger one stays in its file (a DiskBody the caller releases).
+   */
+  async get(key: string, wholeUpTo = Infinity): Promise<CacheEntry | undefined> {
     const file = join(this.dir, fileNameOf(key));
-    let bytes: Buffer;
+    let handle: FileHandle | undefined;
     try {
-      bytes = await readFile(file);
+      handle = await open(file, 'r');
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
     }
-    const entry = decodeEntry(bytes);
-    if (!entry) {
-      await rm(file, { force: true });
-      return undefined;
+    try {
+      const read = await readHeader(handle);
+      const length = (await handle.stat()).size - (read?.bodyOffset ?? 0);
+      if (!read || length < 0) {
+        await rm(file, { force: true });
+        return undefined;
+      }
+      // Two keys with one SHA-256 do not happen; a mismatch means a foreign file.
+      if (read.header.key !== key) return undefined;
+      if (length <= wholeUpTo) {
+        const body = await readExactly(handle, length, read.bodyOffset);
+        return body && entryOf(read.header, body);
+      }
+      const body = new DiskBody(handle, read.bodyOffset, length);
+      handle = undefined;
+      return entryOf(read.header, body);
+    } finally {
+      await handle?.close();
     }
-    // Two keys with one SHA-256 do not happen; a mismatch means a foreign file.
-    return entry.key === key ? entry : undefined;
   }
 
   /** Writes `entry` atomically (temp file, then rename); resolves with its file name (relative to the folder) and size for the primary's index. */
-  async put(entry: CacheEntry): Promise<{ file: string; size: number }> {
+  async put(entry: CacheEntry): Promise<StoredFile> {
+    if (!Buffer.isBuffer(entry.body)) return this.copy(entry, entry.body);
     const file = fileNameOf(entry.key);
-    const bytes = encodeEntry(entry);
-    const temp = join(this.dir, TEMP_FOLDER, `${this.tag}-${++this.sequence}`);
-    await mkdir(join(this.dir, TEMP_FOLDER), { recursive: true });
+    const bytes = encodeEntry({ ...entry, body: entry.body });
+    const temp = await this.tempPath();
     await mkdir(join(this.dir, file.slice(0, 2)), { recursive: true });
     try {
       await writeFile(temp, bytes);
@@ -61,8 +92,32 @@ export class DiskTier {
     return { file, size: bytes.length };
   }
 
+  /** A temp file for a body streamed in as it arrives, with `room` bytes kept for its header (see DiskSpool). */
+  async spool(room: number): Promise<DiskSpool> {
+    const temp = await this.tempPath();
+    return new DiskSpool(await open(temp, 'wx'), temp, this.dir, room);
+  }
+
   /** Removes the object under `key` (absent is fine). */
   async delete(key: string): Promise<void> {
     await rm(join(this.dir, fileNameOf(key)), { force: true });
+  }
+
+  // An object whose body is in another file (an object read from disk, stored again with new
+  // headers after a 304) is copied through a spool, never read whole. The caller keeps `body` open.
+  private async copy(entry: CacheEntry, body: DiskBody): Promise<StoredFile> {
+    const spool = await this.spool(encodeHeader(entry).length);
+    try {
+      for await (const chunk of body.stream()) await spool.write(chunk as Buffer);
+      return await spool.commit(entry);
+    } catch (error) {
+      await spool.discard();
+      throw error;
+    }
+  }
+
+  private async tempPath(): Promise<string> {
+    await mkdir(join(this.dir, TEMP_FOLDER), { recursive: true });
+    return join(this.dir, TEMP_FOLDER, `${this.tag}-${++this.sequence}`);
   }
 }

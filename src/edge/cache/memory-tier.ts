@@ -46,11 +46,11 @@ export class MemoryTier {
     return slot.entry;
   }
 
-  /** Stores `entry` under its key, evicting the least recently used until it fits; false (and nothing stored) when it is too large for this tier. */
+  /** Stores `entry` under its key, evicting the least recently used until it fits; false (and nothing stored) when it is too large for this tier or its body is not in memory. */
   set(entry: CacheEntry): boolean {
     const size = entrySize(entry);
     this.delete(entry.key);
-    if (size > this.maxObjectBytes) return false;
+    if (size > this.maxObjectBytes || !Buffer.isBuffer(entry.body)) return false;
     this.slots.set(entry.key, { entry, size, touched: ++this.clock });
     this.used += size;
     for (const [key, slot] of this.slots) {

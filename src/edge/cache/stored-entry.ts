@@ -5,6 +5,7 @@ import type { RequestContext } from '../pipeline/context.js';
 import type { ResponseHeaders } from '../pipeline/response.js';
 import { headerText, varyNames } from './cache-control.js';
 import { variantKey } from './cache-key.js';
+import type { StoredBody } from './disk-body.js';
 import type { Freshness } from './freshness.js';
 import type { CacheEntry } from './types.js';
 
@@ -26,7 +27,7 @@ export function storedHeaders(origin: ResponseHeaders, fresh: Freshness, bodyLen
 }
 
 /** The entries storing a response fetched at `fetchedAt` for the request under `key`: the object, and a Vary marker when the response varies. */
-export function entriesFor(ctx: RequestContext, key: string, status: number, headers: ResponseHeaders, body: Buffer, fresh: Freshness, fetchedAt: number): CacheEntry[] {
+export function entriesFor(ctx: RequestContext, key: string, status: number, headers: ResponseHeaders, body: StoredBody, fresh: Freshness, fetchedAt: number): CacheEntry[] {
   const vary = varyNames(headerText(headers, 'vary'));
   const storedAt = fetchedAt - fresh.initialAgeSeconds * 1000;
   const freshUntil = fetchedAt + fresh.freshMs;

@@ -2,6 +2,7 @@
 // and a stored object as both tiers keep it.
 import type { ResponseHeaders } from '../pipeline/response.js';
 import type { SnapshotRule } from '../../shared/snapshot.js';
+import type { StoredBody } from './disk-body.js';
 
 /** What a cache rule adds to the cache key (docs/rules.md, cache-rules). */
 export type CacheKeySpec = {
@@ -36,7 +37,8 @@ export type CacheEntry = {
   status: number;
   /** Headers the client gets (hop-by-hop, Set-Cookie and Age removed; Content-Length set). */
   headers: ResponseHeaders;
-  body: Buffer;
+  /** Whole in memory; in its disk file (a DiskBody) only for an object read from disk that is too large for the memory tier. */
+  body: StoredBody;
   /** When the object was fetched, less the age the origin reported. */
   storedAt: number;
   freshUntil: number;

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiskCacheIndex } from '../../../src/edge/cache/disk-index.js';
 import { fileNameOf } from '../../../src/edge/cache/disk-format.js';
+import { DiskBody, releaseBody } from '../../../src/edge/cache/disk-body.js';
 import { DiskTier } from '../../../src/edge/cache/disk-tier.js';
-import { DOMAIN_ID, entry } from './helpers.js';
+import { bodyOf, DOMAIN_ID, entry } from './helpers.js';
 
 describe('edge cache disk tier', () => {
   let dir: string;
@@ -28,6 +29,30 @@ describe('edge cache disk tier', () => {
     expect(read).to.deep.include({ key: 'k', domainId: DOMAIN_ID, status: 200, query: 'a=1', freshUntil: stored.freshUntil, marker: false });
     expect(read?.headers).to.deep.equal({ 'content-type': 'text/plain' });
     expect(read?.vary).to.deep.equal(['accept-encoding']);
+  });
+
+  it('leaves a body larger than the caller takes whole in its file, and streams any part of it', async () => {
+    const tier = new DiskTier(dir, 1 << 20);
+    const body = Buffer.from('0123456789'.repeat(100));
+    await tier.put(entry('large', 0, { body }));
+    expect((await tier.get('large'))?.body).to.deep.equal(body);
+    const read = await tier.get('large', 999);
+    if (!(read?.body instanceof DiskBody)) throw new Error('expected the body to stay in its file');
+    expect(read.body.length).to.equal(1000);
+    expect((await bodyOf({ status: 200, headers: {}, body: read.body.stream() })).equals(body)).to.equal(true);
+    expect((await bodyOf({ status: 206, headers: {}, body: read.body.stream(995, 999) })).toString()).to.equal('56789');
+    releaseBody(read.body);
+  });
+
+  it('keeps serving the body it opened after a newer version was written over it', async () => {
+    const tier = new DiskTier(dir, 1 << 20);
+    await tier.put(entry('replaced', 0, { body: Buffer.alloc(1000, 'a') }));
+    const read = await tier.get('replaced', 0);
+    await tier.put(entry('replaced', 0, { body: Buffer.alloc(2000, 'b'), headers: { 'x-version': '2' } }));
+    const sent = await bodyOf({ status: 200, headers: {}, body: (read!.body as DiskBody).stream() });
+    releaseBody(read!.body);
+    expect(sent.equals(Buffer.alloc(1000, 'a'))).to.equal(true);
+    expect((await tier.get('replaced'))?.body).to.deep.equal(Buffer.alloc(2000, 'b'));
   });
 
   it('serves objects still on disk after a restart (new instances on the same folder)', async () => {
