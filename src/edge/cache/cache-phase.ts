@@ -8,6 +8,7 @@ import type { CacheStatus, RequestContext } from '../pipeline/context.js';
 import type { Phase } from '../pipeline/phase.js';
 import type { EdgeResponse } from '../pipeline/response.js';
 import { firstMatch } from '../../shared/rules/rule-set.js';
+import { parseCacheControl } from './cache-control.js';
 import { cacheKey, variantKey } from './cache-key.js';
 import { deliver } from './deliver.js';
 import type { DiskTier } from './disk-tier.js';
@@ -258,7 +259,9 @@ class CachePhase implements Phase {
 
   private freshness(ctx: RequestContext, rule: CacheRule | undefined, response: EdgeResponse, now: number): Freshness {
     const settings = ctx.domain!.cache;
-    return decideFreshness({ status: response.status, headers: response.headers, settings, rule, page: ctx.page, authorized: ctx.req.headers.authorization !== undefined, now });
+    const request = ctx.req.headers;
+    const requestNoStore = request['cache-control'] !== undefined && parseCacheControl(request['cache-control']).has('no-store');
+    return decideFreshness({ status: response.status, headers: response.headers, settings, rule, page: ctx.page, authorized: request.authorization !== undefined, requestNoStore, now });
   }
 
   // Memory first, so waiting requests are released as soon as they can be served; then the disk.

@@ -18,6 +18,8 @@ export type CacheRule = SnapshotRule & {
   browser_ttl_seconds?: number | null;
   stale_while_revalidate_seconds?: number | null;
   stale_if_error_seconds?: number | null;
+  /** Stores responses marked `private` or answering a request with Authorization (dangerous: docs/rules.md). */
+  cache_private?: boolean;
   cache_key?: CacheKeySpec;
 };
 
