@@ -13,6 +13,7 @@ import { cacheKey, variantKey } from './cache-key.js';
 import { deliver } from './deliver.js';
 import type { DiskTier } from './disk-tier.js';
 import { bypassReason, decideFreshness, type Freshness } from './freshness.js';
+import { InvalidationLog } from './invalidation-log.js';
 import type { MemoryTier } from './memory-tier.js';
 import { purgedSinceStored } from './purge.js';
 import { PurgeLog } from './purge-log.js';
@@ -42,6 +43,8 @@ export type CachePhaseOptions = {
   onError?: (error: unknown) => void;
   /** The purges this worker applied (applyPurges records them): a fill they overtook is not stored. */
   purges?: PurgeLog;
+  /** The resources invalidated lately (invalidation.ts): older disk objects of them are not served. */
+  invalidations?: InvalidationLog;
 };
 
 /** How a fetch others waited for ended. */
@@ -74,6 +77,7 @@ class CachePhase implements Phase {
   private readonly now: () => number;
   private readonly limit: number;
   private readonly purges: PurgeLog;
+  private readonly invalidations: InvalidationLog;
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly noCoalesceUntil = new Map<string, number>();
 
@@ -82,6 +86,7 @@ class CachePhase implements Phase {
     this.disk = options.disk;
     this.now = options.now ?? Date.now;
     this.purges = options.purges ?? new PurgeLog();
+    this.invalidations = options.invalidations ?? new InvalidationLog();
     this.limit = Math.min(options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES, Math.max(this.memory.maxObjectBytes, this.disk?.maxBytes ?? 0));
   }
 
@@ -150,7 +155,7 @@ class CachePhase implements Phase {
     if (!this.disk) return undefined;
     try {
       const entry = await this.disk.get(key);
-      if (!entry || !purgedSinceStored(entry, ctx.config)) return entry;
+      if (!entry || !(purgedSinceStored(entry, ctx.config) || this.invalidations.covers(entry, this.now()))) return entry;
       await this.disk.delete(key);
     } catch (error) {
       this.options.onError?.(error);
