@@ -56,23 +56,26 @@ export function noneMatchHolds(list: string, etag: string): boolean {
   return false;
 }
 
-// RFC 9110 §13.1.3: one valid HTTP-date, not in the future; the stored Last-Modified no later than it.
-function modifiedSinceHolds(since: string, stored: ResponseHeaders, now: number): boolean {
+// RFC 9110 §13.1.3: one valid HTTP-date, not in the future. The stored response's modification
+// time is its Last-Modified, else its Date, else when it was stored (RFC 9111 §4.3.2).
+function modifiedSinceHolds(since: string, stored: ResponseHeaders, storedAt: number, now: number): boolean {
   const limit = parseHttpDate(since.trim(), now);
   if (Number.isNaN(limit) || limit > now) return false;
-  const modified = parseHttpDate(headerText(stored, 'last-modified'), now);
-  return !Number.isNaN(modified) && modified <= limit;
+  let modified = parseHttpDate(headerText(stored, 'last-modified'), now);
+  if (Number.isNaN(modified)) modified = parseHttpDate(headerText(stored, 'date'), now);
+  if (Number.isNaN(modified)) modified = storedAt;
+  return modified <= limit;
 }
 
-/** True when the request's preconditions say the client's copy is current, so a stored 2xx is answered with 304 (only GET and HEAD get here). */
-export function notModified(request: IncomingHttpHeaders, stored: ResponseHeaders, now: number): boolean {
+/** True when the request's preconditions say the client's copy is current, so a stored 2xx (stored at `storedAt`) is answered with 304 (only GET and HEAD get here). */
+export function notModified(request: IncomingHttpHeaders, stored: ResponseHeaders, storedAt: number, now: number): boolean {
   const noneMatch = request['if-none-match'];
   if (noneMatch !== undefined) {
     const etag = headerText(stored, 'etag');
     return noneMatch.trim() === '*' || (etag !== '' && noneMatchHolds(noneMatch, etag));
   }
   const since = request['if-modified-since'];
-  return since !== undefined && modifiedSinceHolds(since, stored, now);
+  return since !== undefined && modifiedSinceHolds(since, stored, storedAt, now);
 }
 
 /** The 304 answering a conditional request from the response headers `headers` (Age and X-Cache already set). */

@@ -24,7 +24,7 @@ export function deliver(ctx: RequestContext, entry: CacheEntry, status: CacheSta
   ctx.cacheStatus = status;
   const head = ctx.method === 'HEAD';
   const request = ctx.req.headers;
-  if ((request['if-none-match'] !== undefined || request['if-modified-since'] !== undefined) && entry.status < 300 && notModified(request, headers, now)) return notModifiedResponse(headers);
+  if ((request['if-none-match'] !== undefined || request['if-modified-since'] !== undefined) && entry.status < 300 && notModified(request, headers, entry.storedAt, now)) return notModifiedResponse(headers);
   if (entry.status !== 200) return { status: entry.status, headers, body: head ? null : entry.body };
   headers['accept-ranges'] = 'bytes';
   if (request.range === undefined || !rangeStillValid(request['if-range'], headers)) return { status: 200, headers, body: head ? null : entry.body };

@@ -159,7 +159,8 @@ export function decideFreshness(input: FreshnessInput): Freshness {
   const originGiven = respect ? originLifetime(directives, headers, targeted === undefined, now) : undefined;
   const fallback = strict ? heuristicLifetime(headers, settings, now) : settings.default_edge_ttl_seconds;
   const freshSeconds = explicit ?? Math.max(0, (originGiven ?? fallback) - initialAgeSeconds);
-  const mayServeStale = !(respect && (directives.has('must-revalidate') || directives.has('proxy-revalidate')));
+  // RFC 9111 §4.2.4, §5.2.2.10: s-maxage carries proxy-revalidate's semantics for a shared cache.
+  const mayServeStale = !(respect && (directives.has('must-revalidate') || directives.has('proxy-revalidate') || directives.has('s-maxage')));
   const domainSwr = strict ? undefined : settings.stale_while_revalidate_seconds;
   const domainSie = strict ? undefined : settings.stale_if_error_seconds;
   const swrMs = staleSeconds(rule?.stale_while_revalidate_seconds, respect ? deltaSeconds(directives, 'stale-while-revalidate') : undefined, domainSwr, mayServeStale) * 1000;

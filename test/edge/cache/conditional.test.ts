@@ -42,18 +42,25 @@ describe('conditional requests answered from the cache', () => {
 
   it('uses If-Modified-Since only without If-None-Match, with valid dates no later than now', () => {
     const stored = { etag: '"a"', 'last-modified': 'Mon, 01 Dec 2025 00:00:00 GMT' };
-    expect(notModified({ 'if-modified-since': 'Tue, 02 Dec 2025 00:00:00 GMT' }, stored, NOW)).to.equal(true);
-    expect(notModified({ 'if-modified-since': 'Mon, 01 Dec 2025 00:00:00 GMT' }, stored, NOW)).to.equal(true);
-    expect(notModified({ 'if-modified-since': 'Sun, 30 Nov 2025 00:00:00 GMT' }, stored, NOW)).to.equal(false);
-    expect(notModified({ 'if-none-match': '"b"', 'if-modified-since': 'Tue, 02 Dec 2025 00:00:00 GMT' }, stored, NOW)).to.equal(false);
-    expect(notModified({ 'if-modified-since': '2026' }, stored, NOW)).to.equal(false);
-    expect(notModified({ 'if-modified-since': 'Thu, 01 Jan 2099 00:00:00 GMT' }, stored, NOW)).to.equal(false);
-    expect(notModified({ 'if-modified-since': 'Tue, 02 Dec 2025 00:00:00 GMT' }, { etag: '"a"' }, NOW)).to.equal(false);
+    expect(notModified({ 'if-modified-since': 'Tue, 02 Dec 2025 00:00:00 GMT' }, stored, 0, NOW)).to.equal(true);
+    expect(notModified({ 'if-modified-since': 'Mon, 01 Dec 2025 00:00:00 GMT' }, stored, 0, NOW)).to.equal(true);
+    expect(notModified({ 'if-modified-since': 'Sun, 30 Nov 2025 00:00:00 GMT' }, stored, 0, NOW)).to.equal(false);
+    expect(notModified({ 'if-none-match': '"b"', 'if-modified-since': 'Tue, 02 Dec 2025 00:00:00 GMT' }, stored, 0, NOW)).to.equal(false);
+    expect(notModified({ 'if-modified-since': '2026' }, stored, 0, NOW)).to.equal(false);
+    expect(notModified({ 'if-modified-since': 'Thu, 01 Jan 2099 00:00:00 GMT' }, stored, 0, NOW)).to.equal(false);
+  });
+
+  it('compares If-Modified-Since with the stored Date, else the time stored, when there is no Last-Modified', () => {
+    const since = { 'if-modified-since': 'Tue, 02 Dec 2025 00:00:00 GMT' };
+    expect(notModified(since, { date: 'Mon, 01 Dec 2025 00:00:00 GMT' }, NOW, NOW)).to.equal(true);
+    expect(notModified(since, { date: 'Wed, 03 Dec 2025 00:00:00 GMT' }, 0, NOW)).to.equal(false);
+    expect(notModified(since, {}, Date.parse('2025-12-01T00:00:00Z'), NOW)).to.equal(true);
+    expect(notModified(since, {}, Date.parse('2025-12-03T00:00:00Z'), NOW)).to.equal(false);
   });
 
   it('answers If-None-Match: * whenever an object is stored, with or without an ETag', () => {
-    expect(notModified({ 'if-none-match': '*' }, {}, NOW)).to.equal(true);
-    expect(notModified({ 'if-none-match': '"a"' }, {}, NOW)).to.equal(false);
+    expect(notModified({ 'if-none-match': '*' }, {}, 0, NOW)).to.equal(true);
+    expect(notModified({ 'if-none-match': '"a"' }, {}, 0, NOW)).to.equal(false);
   });
 
   it('gives a 304 the headers RFC 9110 §15.4.5 lists, Last-Modified only without an ETag', () => {

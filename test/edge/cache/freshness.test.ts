@@ -48,6 +48,7 @@ const rows: Row[] = [
   { name: 'max-age=0', input: { headers: { 'cache-control': 'max-age=0' } }, store: false, reason: 'ttl 0' },
   { name: 'origin stale directives', input: { headers: { 'cache-control': 'max-age=10, stale-while-revalidate=30, stale-if-error=300' } }, store: true, fresh: 10, swr: 30, sie: 300 },
   { name: 'must-revalidate forbids stale', input: { headers: { 'cache-control': 'max-age=10, must-revalidate, stale-if-error=300' }, settings: { ...settings, stale_while_revalidate_seconds: 5 } }, store: true, swr: 0, sie: 0 },
+  { name: 's-maxage forbids stale as proxy-revalidate does', input: { headers: { 'cache-control': 's-maxage=10, stale-while-revalidate=30' }, settings: { ...settings, stale_if_error_seconds: 5 } }, store: true, fresh: 10, swr: 0, sie: 0 },
   { name: 'domain stale settings when the origin says nothing', input: { settings: { ...settings, stale_while_revalidate_seconds: 7, stale_if_error_seconds: 9 } }, store: true, swr: 7, sie: 9 },
   { name: 'origin lifetimes ignored when not respected', input: { headers: { 'cache-control': 'max-age=60' }, settings: { ...settings, respect_origin_cache_control: false } }, store: true, fresh: 3600, client: 'max-age=14400' },
   { name: 'no-store obeyed even when lifetimes are not respected', input: { headers: { 'cache-control': 'no-store' }, settings: { ...settings, respect_origin_cache_control: false } }, store: false },
