@@ -101,7 +101,6 @@ export const RULE_KINDS: readonly RuleKind[] = [
       if (rule.action === 'bypass' && (rule.edge_ttl_seconds != null || rule.stale_while_revalidate_seconds != null)) {
         throw new ValidationError('action', 'a bypass rule takes no edge TTL or stale settings');
       }
-      if (rule.action === 'bypass' && rule.cache_private === true) throw new ValidationError('cache_private', 'a bypass rule stores nothing: cache_private applies only to rules whose action is cache');
       return noChange();
     },
   },

@@ -57,7 +57,6 @@ const KINDS: { path: string; valid: Json; invalid: [string, Json][] }[] = [
       ['edge_ttl_seconds', { name: 'x', edge_ttl_seconds: -1 }],
       ['action', { name: 'x', action: 'bypass', edge_ttl_seconds: 60 }],
       ['cache_private', { name: 'x', cache_private: 'yes' }],
-      ['cache_private', { name: 'x', action: 'bypass', cache_private: true }],
     ],
   },
   {
