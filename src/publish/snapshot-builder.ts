@@ -21,7 +21,7 @@ const RULE_TABLES: Record<SnapshotRuleKind, string> = {
   'cache-rules': 'cache_rules',
   headers: 'header_rules',
 };
-const CACHE_FIELDS = ['caching_enabled', 'default_edge_ttl_seconds', 'browser_ttl_seconds', 'respect_origin_cache_control', 'query_string_mode', 'stale_while_revalidate_seconds', 'stale_if_error_seconds', 'development_mode'] as const;
+const CACHE_FIELDS = ['caching_enabled', 'default_edge_ttl_seconds', 'browser_ttl_seconds', 'respect_origin_cache_control', 'query_string_mode', 'stale_while_revalidate_seconds', 'stale_if_error_seconds', 'development_mode', 'targeted_cache_control_header', 'strict_rfc9111'] as const;
 const SSL_FIELDS = ['mode', 'always_https', 'min_tls_version', 'hsts_enabled', 'hsts_max_age'] as const;
 const ACTIVE = `JOIN domains d ON d.id = t.domain_id AND d.status = 'active'`;
 

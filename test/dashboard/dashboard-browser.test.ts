@@ -11,7 +11,7 @@ import { TestCore, type Json } from '../support/core.js';
 const ADMIN = { username: 'dashboard-admin', password: 'dashboard-password-1' };
 const EDGE_TOKEN = 'cdnedge_dashboard-tests-token-0123456789';
 const SNAPSHOT_DEFAULTS = {
-  cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false },
+  cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false, targeted_cache_control_header: null, strict_rfc9111: false },
   ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 },
 };
 const SCREENSHOTS = new URL('../../test-output/dashboard', import.meta.url).pathname;

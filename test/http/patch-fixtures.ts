@@ -166,7 +166,7 @@ export const PATCH_FIXTURES: Record<string, PatchFixture> = Object.fromEntries([
   ruleFixture(
     'cache-rules',
     'cache-rule',
-    { action: 'bypass', browser_ttl_seconds: 60, cache_key: { query_strings: { mode: 'none' } }, stale_if_error_seconds: 30 },
+    { action: 'bypass', browser_ttl_seconds: 60, cache_key: { query_strings: { mode: 'none' } }, stale_if_error_seconds: 30, cache_private: true },
     { values: { cache_key: { cookies: ['session'] } }, fresh: { edge_ttl_seconds: { action: 'cache' }, stale_while_revalidate_seconds: { action: 'cache' } } },
   ),
   ruleFixture('page-rules', 'page-rule', { url_pattern: 'www.example.com/a/*', settings: { cache_level: 'bypass' } }, { values: { url_pattern: 'static.example.com/*', settings: { forwarding_url: { url: 'https://x.example/' } } } }),

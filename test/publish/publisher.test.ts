@@ -12,7 +12,7 @@ const EDGE_TOKEN = 'cdnedge_publisher-tests-token-0123456789';
 describe('config snapshots: publishing and the edge config pull', function () {
   this.timeout(60000);
   let core: TestCore;
-  const defaults = { cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false }, ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 } };
+  const defaults = { cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false, targeted_cache_control_header: null, strict_rfc9111: false }, ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 } };
   before(async () => {
     core = await TestCore.start({ CDN_PUBLISH_ENABLED: 'true', CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN, CDN_CONFIG_SNAPSHOT_KEEP_LAST: '2' });
   });

@@ -7,7 +7,7 @@ import { snapshotValidator } from '../../src/shared/snapshot-schema.js';
 import { TestCore, type Json } from '../support/core.js';
 
 const DEFAULTS = {
-  cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false },
+  cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false, targeted_cache_control_header: null, strict_rfc9111: false },
   ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 },
 };
 
@@ -86,6 +86,7 @@ describe('config snapshot content', () => {
     const shop = rules['page-rules'].find((rule) => rule.name === 'shop')!;
     expect(shop.match).to.deep.equal({ hosts: [{ kind: 'wildcard', value: 'www.content.example' }], paths: [{ kind: 'wildcard', value: '/shop/*' }] });
     expect(shop).to.not.have.property('also');
+    expect(rules['cache-rules'].find((rule) => rule.name === 'assets')).to.include({ edge_ttl_seconds: 600, cache_private: false });
   });
 
   it('compiles every kind with the shared matcher and decides requests as the rules say', () => {

@@ -8,12 +8,14 @@ import type { CacheStatus, RequestContext } from '../pipeline/context.js';
 import type { Phase } from '../pipeline/phase.js';
 import type { EdgeResponse } from '../pipeline/response.js';
 import { firstMatch } from '../../shared/rules/rule-set.js';
+import { parseCacheControl } from './cache-control.js';
 import { cacheKey, variantKey } from './cache-key.js';
 import { deliver } from './deliver.js';
 import { CacheStorage, type StoreJob } from './cache-storage.js';
 import { releaseBody, type StoredBody } from './disk-body.js';
 import type { DiskTier } from './disk-tier.js';
 import { bypassReason, decideFreshness, type Freshness } from './freshness.js';
+import { InvalidationLog } from './invalidation-log.js';
 import type { MemoryTier } from './memory-tier.js';
 import { purgedSinceStored } from './purge.js';
 import { PurgeLog } from './purge-log.js';
@@ -45,6 +47,8 @@ export type CachePhaseOptions = {
   purges?: PurgeLog;
   /** Fills writing to disk at once in this worker (default 64); a fill past it is not stored. */
   maxDiskFills?: number;
+  /** The resources invalidated lately (invalidation.ts): older disk objects of them are not served. */
+  invalidations?: InvalidationLog;
 };
 
 /** How a fetch others waited for ended. */
@@ -76,6 +80,7 @@ class CachePhase implements Phase {
   private readonly now: () => number;
   private readonly purges: PurgeLog;
   private readonly storage: CacheStorage;
+  private readonly invalidations: InvalidationLog;
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly noCoalesceUntil = new Map<string, number>();
 
@@ -86,6 +91,7 @@ class CachePhase implements Phase {
     this.purges = options.purges ?? new PurgeLog();
     const onError = (error: unknown): void => options.onError?.(error);
     this.storage = new CacheStorage({ memory: this.memory, disk: this.disk, purges: this.purges, onStored: options.onStored, onError, maxObjectBytes: options.maxObjectBytes, maxDiskFills: options.maxDiskFills });
+    this.invalidations = options.invalidations ?? new InvalidationLog();
   }
 
   run(ctx: RequestContext): boolean | Promise<boolean> {
@@ -160,7 +166,7 @@ class CachePhase implements Phase {
     try {
       // Bodies the memory tier would not take stay in their file and are streamed from it.
       const entry = await this.disk.get(key, this.memory.maxObjectBytes);
-      if (!entry || !purgedSinceStored(entry, ctx.config)) return entry;
+      if (!entry || !(purgedSinceStored(entry, ctx.config) || this.invalidations.covers(entry, this.now()))) return entry;
       releaseBody(entry.body);
       await this.disk.delete(key);
     } catch (error) {
@@ -280,7 +286,9 @@ class CachePhase implements Phase {
 
   private freshness(ctx: RequestContext, rule: CacheRule | undefined, response: EdgeResponse, now: number): Freshness {
     const settings = ctx.domain!.cache;
-    return decideFreshness({ status: response.status, headers: response.headers, settings, rule, page: ctx.page, authorized: ctx.req.headers.authorization !== undefined, now });
+    const request = ctx.req.headers;
+    const requestNoStore = request['cache-control'] !== undefined && parseCacheControl(request['cache-control']).has('no-store');
+    return decideFreshness({ status: response.status, headers: response.headers, settings, rule, page: ctx.page, authorized: request.authorization !== undefined, requestNoStore, now });
   }
 
   // One refresh per key; the stale object is served meanwhile.

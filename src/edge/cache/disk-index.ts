@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { SnapshotPurge } from '../../shared/snapshot.js';
 import { FILE_NAME, readTarget } from './disk-format.js';
 import { TEMP_FOLDER } from './disk-tier.js';
-import { compilePurge } from './purge.js';
+import { compilePurge, type PurgeMatcher } from './purge.js';
 import type { PurgeTarget } from './types.js';
 
 type Slot = { size: number; target: PurgeTarget | undefined };
@@ -65,8 +65,12 @@ export class DiskCacheIndex {
   }
 
   /** Removes the files `purge` matches; resolves with how many went. Idempotent. */
-  async purge(purge: SnapshotPurge, domainApex: string): Promise<number> {
-    const matches = compilePurge(purge, domainApex);
+  purge(purge: SnapshotPurge, domainApex: string): Promise<number> {
+    return this.removeWhere(compilePurge(purge, domainApex));
+  }
+
+  /** Removes the files whose object `matches` selects (purges, invalidations); resolves with how many went. Idempotent. */
+  async removeWhere(matches: PurgeMatcher): Promise<number> {
     let removed = 0;
     for (const [file, slot] of [...this.files]) {
       slot.target ??= await this.readTarget(file);

@@ -1,6 +1,8 @@
 // The per-worker memory tier: an LRU bounded by bytes. A Map keeps insertion
 // order, so re-inserting on a hit makes its first key the least recently used.
-import { entrySize, type CacheEntry } from './types.js';
+// A second map finds every key of one resource (domain, host, path) at once,
+// for invalidations by unsafe methods (invalidation.ts), without a full scan.
+import { entrySize, resourceOf, type CacheEntry } from './types.js';
 
 type Slot = { entry: CacheEntry; size: number; touched: number };
 
@@ -11,6 +13,8 @@ export class MemoryTier {
   /** The largest entry (entrySize) this tier takes. */
   readonly maxObjectBytes: number;
   private readonly slots = new Map<string, Slot>();
+  /** resourceOf(entry) → the keys of that resource's entries. */
+  private readonly byResource = new Map<string, Set<string>>();
   private used = 0;
   private clock = 0;
 
@@ -53,10 +57,13 @@ export class MemoryTier {
     if (size > this.maxObjectBytes || !Buffer.isBuffer(entry.body)) return false;
     this.slots.set(entry.key, { entry, size, touched: ++this.clock });
     this.used += size;
+    const resource = resourceOf(entry);
+    const keys = this.byResource.get(resource);
+    if (keys) keys.add(entry.key);
+    else this.byResource.set(resource, new Set([entry.key]));
     for (const [key, slot] of this.slots) {
       if (this.used <= this.maxBytes) break;
-      this.slots.delete(key);
-      this.used -= slot.size;
+      this.remove(key, slot);
     }
     return true;
   }
@@ -65,8 +72,7 @@ export class MemoryTier {
   delete(key: string): boolean {
     const slot = this.slots.get(key);
     if (slot === undefined) return false;
-    this.slots.delete(key);
-    this.used -= slot.size;
+    this.remove(key, slot);
     return true;
   }
 
@@ -75,10 +81,26 @@ export class MemoryTier {
     let removed = 0;
     for (const [key, slot] of this.slots) {
       if (!predicate(slot.entry)) continue;
-      this.slots.delete(key);
-      this.used -= slot.size;
+      this.remove(key, slot);
       removed++;
     }
     return removed;
+  }
+
+  /** Removes every entry of one resource (`resourceOf`): all its queries, variants and rule-added key parts; returns how many. */
+  deleteResource(resource: string): number {
+    const keys = this.byResource.get(resource);
+    if (!keys) return 0;
+    let removed = 0;
+    for (const key of [...keys]) if (this.delete(key)) removed++;
+    return removed;
+  }
+
+  private remove(key: string, slot: Slot): void {
+    this.slots.delete(key);
+    this.used -= slot.size;
+    const resource = resourceOf(slot.entry);
+    const keys = this.byResource.get(resource);
+    if (keys?.delete(key) && keys.size === 0) this.byResource.delete(resource);
   }
 }

@@ -19,6 +19,8 @@ export type CacheRule = SnapshotRule & {
   browser_ttl_seconds?: number | null;
   stale_while_revalidate_seconds?: number | null;
   stale_if_error_seconds?: number | null;
+  /** Stores responses marked `private` or answering a request with Authorization (dangerous: docs/rules.md). */
+  cache_private?: boolean;
   cache_key?: CacheKeySpec;
 };
 
@@ -51,6 +53,11 @@ export type CacheEntry = {
 
 /** The object identity a purge matches against. */
 export type PurgeTarget = { domainId: string; host: string; path: string; query: string };
+
+/** The resource an object belongs to: domain id, host and path (every query, variant and rule-added key part of that path shares it). */
+export function resourceOf(target: PurgeTarget): string {
+  return `${target.domainId}\n${target.host}\n${target.path}`;
+}
 
 /** Bytes an entry is charged in a tier: body, key and headers, plus a fixed overhead. */
 export function entrySize(entry: CacheEntry): number {

@@ -10,6 +10,7 @@ import type { PulledSnapshot } from '../agent/snapshot-check.js';
 import { DiskCacheIndex } from '../cache/disk-index.js';
 import { OriginProber } from '../origin/prober.js';
 import type { AgentStatusView, ToPrimary, ToWorker } from '../worker/messages.js';
+import { InvalidationSweeper } from './invalidation-sweeper.js';
 import { PurgeCoordinator } from './purge-coordinator.js';
 import { sendTo } from './send-to-worker.js';
 
@@ -33,6 +34,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   const workerDrops = { usage: 0, security: 0, observations: 0 };
   const purges = new PurgeCoordinator(config.edgeDataDir);
   const disk = new DiskCacheIndex(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes);
+  const sweeper = new InvalidationSweeper(disk, (error) => logger.warn({ err: error }, 'disk cache invalidation failed'));
   const workerVersions = new Map<number, number>();
   const reloadWaiters: { worker: Worker; id: number }[] = [];
   let current: Current | undefined;
@@ -132,6 +134,11 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
         return;
       case 'drained':
         drained.get(worker.id)?.();
+        return;
+      case 'invalidate':
+        // The sender has invalidated its own cache already.
+        for (const other of Object.values(cluster.workers ?? {})) if (other && other !== worker) sendTo(other, { t: 'invalidate', targets: message.targets });
+        sweeper.add(message.targets);
         return;
       case 'reload':
         reloadWaiters.push({ worker, id: message.id });

@@ -58,7 +58,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   let reloadIds = 0;
   const workers = config.edgeWorkers || 1;
   const telemetry = new TelemetryBuffer(Math.max(100, Math.ceil(config.edgeTelemetryQueueMaxItems / workers)), send);
-  const pipeline = await buildWorkerPipeline({ config, logger, telemetry });
+  const pipeline = await buildWorkerPipeline({ config, logger, telemetry, notifyInvalidation: (targets) => send({ t: 'invalidate', targets }) });
   const nextId = requestIds();
   const endpoints = createEdgeEndpoints({
     requestId: nextId,
@@ -98,6 +98,8 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
         return;
       case 'probe':
         return pipeline.onProbe(message.observations);
+      case 'invalidate':
+        return pipeline.onInvalidate(message.targets);
       case 'drain':
         return void drain().then(() => send({ t: 'drained' }));
       case 'reload-result': {

@@ -6,6 +6,8 @@ import type { Config } from '../../config/load.js';
 import { createCachePhase } from '../cache/cache-phase.js';
 import { cacheHeaderPhase } from '../cache/cache-header-phase.js';
 import { DiskTier } from '../cache/disk-tier.js';
+import { createInvalidationPhase, invalidateLocally, type InvalidationTarget } from '../cache/invalidation.js';
+import { InvalidationLog } from '../cache/invalidation-log.js';
 import { MemoryTier } from '../cache/memory-tier.js';
 import { applyPurges } from '../cache/purge.js';
 import { PurgeLog } from '../cache/purge-log.js';
@@ -50,12 +52,20 @@ export type WorkerPipeline = {
   onConfig(next: ActiveConfig, first: boolean): string[];
   /** Probe results from the primary. */
   onProbe(observations: OriginObservation[]): void;
+  /** Resources a worker invalidated (an unsafe method's response): dropped from this worker's cache. */
+  onInvalidate(targets: InvalidationTarget[]): void;
   /** A WebSocket (or other Upgrade) request: host, country and the security phases first, then the origin. */
   upgrade(ctx: RequestContext, socket: Socket, head: Buffer): void;
   close(): void;
 };
 
-type Deps = { config: Config; logger: Logger; telemetry: TelemetryBuffer };
+type Deps = {
+  config: Config;
+  logger: Logger;
+  telemetry: TelemetryBuffer;
+  /** Tells the primary about resources this worker invalidated. */
+  notifyInvalidation?: (targets: InvalidationTarget[]) => void;
+};
 
 // An answer decided before the tunnel exists (a block, a challenge, the 404 page) written on the raw socket.
 function writeToSocket(socket: Socket, response: EdgeResponse): void {
@@ -71,7 +81,7 @@ function writeToSocket(socket: Socket, response: EdgeResponse): void {
 }
 
 /** Assembles the phases of a worker in their order (docs/edge.md, "Pipeline"). */
-export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): Promise<WorkerPipeline> {
+export async function buildWorkerPipeline({ config, logger, telemetry, notifyInvalidation }: Deps): Promise<WorkerPipeline> {
   const country: CountryServices = await createCountryServices(config, logger);
   const health = new OriginHealthView({ onObservation: (observation) => telemetry.observation(observation) });
   const breakers = new OriginBreakers();
@@ -80,6 +90,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
   const fetcher = createOriginFetcher({ config, health, breakers, budget, cdnLoop });
   const memory = new MemoryTier(config.edgeCacheMemoryBytes);
   const purgeLog = new PurgeLog();
+  const invalidations = new InvalidationLog();
   const disk = config.edgeCacheDiskBytes > 0 ? new DiskTier(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes) : null;
   const cache = createCachePhase({
     memory,
@@ -89,12 +100,14 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
     maxObjectBytes: config.edgeCacheMaxObjectBytes,
     onError: (error) => logger.warn({ err: error }, 'cache tier failure'),
     purges: purgeLog,
+    invalidations,
   });
+  const invalidate = createInvalidationPhase({ memory, purges: purgeLog, invalidations, notify: notifyInvalidation ?? (() => undefined) });
   const challenge = challengePhase({ secret: config.edgeClearanceSecret!, ttlSeconds: config.edgeClearanceTtlSeconds });
   const log = createLogPhase(telemetry);
   const security = [ipRulesPhase, wafPhase, rateLimitPhase(), challenge];
   const beforeOrigin = [hostPhase, loopPhase(cdnLoop), country.phase, factsPhase, pageRulesPhase, redirectsPhase, ...security, requestHeaderRulesPhase];
-  const responsePhases = [cacheHeaderPhase, headerRulesPhase, hygienePhase];
+  const responsePhases = [cacheHeaderPhase, invalidate, headerRulesPhase, hygienePhase];
   const main = new PipelineRunner([...beforeOrigin, cache, originPhase(fetcher)], responsePhases, log, logger);
   // The challenge answer (POST /__cdn/challenge) is the edge's, whatever the host's rules say.
   const challengeAnswer = new PipelineRunner([hostPhase, country.phase, factsPhase, challenge], [hygienePhase], log, logger);
@@ -120,6 +133,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry }: Deps): 
       budget.retainOnly(new Set(next.domainsById.keys()));
       return fresh.map((purge) => purge.id);
     },
+    onInvalidate: (targets) => invalidateLocally(targets, { memory, purges: purgeLog, invalidations }, Date.now()),
     onProbe: (observations) => {
       for (const observation of observations) health.applyProbe(observation);
     },

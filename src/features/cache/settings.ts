@@ -11,6 +11,8 @@ export type CacheSettingsInput = {
   stale_while_revalidate_seconds: number;
   stale_if_error_seconds: number;
   development_mode: boolean;
+  targeted_cache_control_header: string | null;
+  strict_rfc9111: boolean;
 };
 
 type CacheSettingsRow = CacheSettingsInput & { domain_id: string; updated_at: Date };

@@ -28,7 +28,7 @@ export function snapshotWith(parts: SnapshotParts = {}): ConfigSnapshot {
         hostnames: ['example.com', 'www.example.com', '*.example.com'],
         origin_shield: null,
         origins: [],
-        cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false, ...parts.cache },
+        cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false, targeted_cache_control_header: null, strict_rfc9111: false, ...parts.cache },
         ssl: {},
         certificates: [],
         rules: { 'ip-rules': [], 'waf-rules': [], 'rate-limits': [], redirects: [], 'page-rules': [], 'cache-rules': cacheRules, headers: [] },

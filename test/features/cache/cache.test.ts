@@ -36,6 +36,26 @@ describe('cache settings and purge requests', () => {
     await core.get('/api/v1/domains/missing/cache/settings', 404);
   });
 
+  it('stores the targeted cache-control name and strict RFC 9111 mode, defaulting to none and off', async () => {
+    expect((await core.get(`${base}/settings`)).data).to.deep.include({ targeted_cache_control_header: null, strict_rfc9111: false });
+    const stored = (await core.put(`${base}/settings`, { targeted_cache_control_header: 'Acme-CDN-Cache-Control', strict_rfc9111: true })).data;
+    expect(stored).to.include({ targeted_cache_control_header: 'Acme-CDN-Cache-Control', strict_rfc9111: true, customised: true });
+    expect((await core.get(`${base}/settings`)).data).to.include({ targeted_cache_control_header: 'Acme-CDN-Cache-Control', strict_rfc9111: true });
+    expect((await core.put(`${base}/settings`, {})).data).to.include({ targeted_cache_control_header: null, strict_rfc9111: false });
+  });
+
+  for (const [name, body] of [
+    ['a targeted name that is not a token', { targeted_cache_control_header: 'Acme CDN-Cache-Control' }],
+    ['a targeted name that would hide Cache-Control from browsers', { targeted_cache_control_header: 'Cache-Control' }],
+    ['a targeted name not ending in -Cache-Control', { targeted_cache_control_header: 'Set-Cookie' }],
+    ['a strict mode that is not a boolean', { strict_rfc9111: 'yes' }],
+  ] as const) {
+    it(`rejects ${name} with 422`, async () => {
+      const field = Object.keys(body)[0];
+      expect((await core.put(`${base}/settings`, body, 422)).field).to.equal(field);
+    });
+  }
+
   it('queues purges of each scope with normalised values', async () => {
     const url = (await core.post(`${base}/purge`, { scope: 'url', value: 'https://www.cache.example/a.css#frag' }, 201)).data;
     expect(url).to.include({ scope: 'url', value: 'https://www.cache.example/a.css', status: 'queued', requested_by: 'anonymous' });

@@ -56,6 +56,7 @@ const KINDS: { path: string; valid: Json; invalid: [string, Json][] }[] = [
       ['cache_key.query_strings.names', { name: 'x', cache_key: { query_strings: { mode: 'exclude' } } }],
       ['edge_ttl_seconds', { name: 'x', edge_ttl_seconds: -1 }],
       ['action', { name: 'x', action: 'bypass', edge_ttl_seconds: 60 }],
+      ['cache_private', { name: 'x', cache_private: 'yes' }],
     ],
   },
   {

@@ -1,0 +1,106 @@
+// Invalidation by unsafe methods (RFC 9111 §4.4): a non-error response to a
+// request whose method is not safe removes the stored responses of its target
+// URI and of the URIs in its Location and Content-Location (same host only).
+// What goes is every object of the resource (domain, host, path), whatever its
+// query, Vary variant or rule-added key part: the key's query may be sorted,
+// filtered or left out, so matching on the raw query could miss the very object
+// a GET of the target URI would be served. Removing more is always safe.
+//
+// The worker that sees the response invalidates before the response leaves (a
+// POST-redirect-GET on the same connection never sees the old object): its
+// memory tier, its fills under way, and its reads of the shared disk tier (an
+// older disk object of the resource is refused). It tells the primary, which
+// passes the invalidation to every worker at once and then removes the files
+// from the disk tier.
+import type { RequestContext } from '../pipeline/context.js';
+import type { Phase } from '../pipeline/phase.js';
+import type { ResponseHeaders } from '../pipeline/response.js';
+import { headerText } from './cache-control.js';
+import type { InvalidationLog } from './invalidation-log.js';
+import type { MemoryTier } from './memory-tier.js';
+import type { PurgeMatcher } from './purge.js';
+import type { PurgeLog } from './purge-log.js';
+import { resourceOf, type PurgeTarget } from './types.js';
+
+/** One resource to invalidate (the query is that of the URI that named it; every query of the path goes). */
+export type InvalidationTarget = PurgeTarget;
+
+/** Methods RFC 9110 §9.2.1 defines as safe; every other method, unknown ones included, invalidates. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+/** A Location or Content-Location longer than this names nothing the edge invalidates. */
+const MAX_URI = 8192;
+
+// A Location / Content-Location resolved against the target URI, when it names the same host.
+function sameHostTarget(value: string, ctx: RequestContext, domainId: string): InvalidationTarget | undefined {
+  if (value === '' || value.length > MAX_URI) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value, `http://${ctx.host}${ctx.path}`);
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname.toLowerCase() !== ctx.host) return undefined;
+  return { domainId, host: ctx.host, path: url.pathname, query: url.search.slice(1) };
+}
+
+/** The resources a response invalidates (RFC 9111 §4.4): none for a safe method, an error or informational status, or an answer the edge made itself. */
+export function invalidatedTargets(ctx: RequestContext, status: number, headers: ResponseHeaders): InvalidationTarget[] {
+  const domainId = ctx.domain?.id;
+  if (domainId === undefined || SAFE_METHODS.has(ctx.method) || status < 200 || status >= 400 || ctx.originId === undefined) return [];
+  const targets: InvalidationTarget[] = [{ domainId, host: ctx.host, path: ctx.path, query: ctx.query }];
+  for (const name of ['location', 'content-location']) {
+    const target = sameHostTarget(headerText(headers, name), ctx, domainId);
+    if (target && !targets.some((known) => resourceOf(known) === resourceOf(target))) targets.push(target);
+  }
+  return targets;
+}
+
+/** The matcher of a set of invalidated resources (for the purge log and the disk index). */
+export function invalidationMatcher(targets: readonly InvalidationTarget[]): PurgeMatcher {
+  const resources = new Set(targets.map(resourceOf));
+  return (target) => resources.has(resourceOf(target));
+}
+
+export type LocalCache = { memory: MemoryTier; purges: PurgeLog; invalidations: InvalidationLog };
+
+/**
+ * Invalidates resources in one worker: removes them from its memory tier, records them in its purge
+ * log (fills under way do not store them back) and its invalidation log (disk objects stored before
+ * are refused until the primary has swept them); returns how many memory objects went.
+ */
+export function invalidateLocally(targets: readonly InvalidationTarget[], cache: LocalCache, now: number): number {
+  if (targets.length === 0) return 0;
+  cache.purges.record([invalidationMatcher(targets)]);
+  cache.invalidations.record(targets, now);
+  let removed = 0;
+  for (const target of targets) removed += cache.memory.deleteResource(resourceOf(target));
+  return removed;
+}
+
+export type InvalidationPhaseOptions = LocalCache & {
+  /** Tells the primary, which tells the other workers and sweeps the disk tier. */
+  notify: (targets: InvalidationTarget[]) => void;
+  now?: () => number;
+};
+
+/**
+ * The 'cache-invalidate' response phase: after a non-error origin response to
+ * an unsafe method of a domain with caching enabled, invalidates its target
+ * URI, Location and Content-Location (see the file comment) before the response
+ * is written. Never handles; synchronous.
+ */
+export function createInvalidationPhase(options: InvalidationPhaseOptions): Phase {
+  const now = options.now ?? Date.now;
+  return {
+    name: 'cache-invalidate',
+    run(ctx) {
+      const response = ctx.response;
+      if (!response || SAFE_METHODS.has(ctx.method) || !ctx.domain?.cache.caching_enabled) return false;
+      const targets = invalidatedTargets(ctx, response.status, response.headers);
+      if (targets.length === 0) return false;
+      invalidateLocally(targets, options, now());
+      options.notify(targets);
+      return false;
+    },
+  };
+}
