@@ -13,6 +13,8 @@
 // passes the invalidation to every worker at once and then removes the files
 // from the disk tier.
 import type { RequestContext } from '../pipeline/context.js';
+import { normaliseHost } from '../pipeline/request-host.js';
+import { normalisePath } from '../pipeline/request-path.js';
 import type { Phase } from '../pipeline/phase.js';
 import type { ResponseHeaders } from '../pipeline/response.js';
 import { headerText } from './cache-control.js';
@@ -39,8 +41,9 @@ function sameHostTarget(value: string, ctx: RequestContext, domainId: string): I
   } catch {
     return undefined;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname.toLowerCase() !== ctx.host) return undefined;
-  return { domainId, host: ctx.host, path: url.pathname, query: url.search.slice(1) };
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || normaliseHost(url.host) !== ctx.host) return undefined;
+  // Objects are stored under the normalised path (docs/edge.md, "One view of the request").
+  return { domainId, host: ctx.host, path: normalisePath(url.pathname) ?? url.pathname, query: url.search.slice(1) };
 }
 
 /** The resources a response invalidates (RFC 9111 §4.4): none for a safe method, an error or informational status, or an answer the edge made itself. */

@@ -141,7 +141,7 @@ describe('edge agent: telemetry shipping to a real core', () => {
 
   it('counts the items the core refuses one by one in a 200 answer', async () => {
     const queue = new BoundedQueue<UsageEvent>(1000, 1_000_000);
-    fill(queue, [...usage(2), { ...usage(1)[0], status: 999 }]);
+    fill(queue, [...usage(2), { ...usage(1)[0], status: 1000 }]);
     const shipper = usageShipper(queue);
     shipper.start();
     await eventually('the batch', async () => (shipper.status().sent === 3 ? true : undefined));

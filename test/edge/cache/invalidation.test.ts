@@ -76,6 +76,8 @@ describe('edge cache invalidation by unsafe methods', () => {
     expect(invalidatedTargets(ctx, 201, headers)).to.deep.equal([target('/items/7', 'x=1'), target('/items/8', 'y=2'), target('/items/9')]);
     expect(invalidatedTargets(ctx, 303, { location: 'https://evil.example.net/items/1' })).to.deep.equal([target('/items/7', 'x=1')]);
     expect(invalidatedTargets(ctx, 200, { location: '//other.example.com/x' })).to.deep.equal([target('/items/7', 'x=1')]);
+    // A Location names the stored object in any spelling of its host and path.
+    expect(invalidatedTargets(ctx, 201, { location: 'http://WWW.example.com.//items//%7e10' })).to.deep.equal([target('/items/7', 'x=1'), target('/items/~10')]);
     for (const status of [100, 404, 500, 503]) expect(invalidatedTargets(ctx, status, {}), `status ${status}`).to.deep.equal([]);
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'TRACE']) {
       const safe = contextFor(config, 'http://www.example.com/items/7', { method });
