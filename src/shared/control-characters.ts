@@ -11,7 +11,6 @@ const CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029';
 export const NO_CONTROL_CHARACTERS_PATTERN = `^[^${CLASS}]*$`;
 
 const CONTROL_CHARACTER = new RegExp(`[${CLASS}]`);
-const CONTROL_CHARACTERS = new RegExp(`[${CLASS}]`, 'g');
 
 /** What a refusal says after the field name. */
 export const CONTROL_CHARACTERS_DETAIL = 'must not contain control characters (CR, LF, NUL, TAB and the other C0 controls, DEL, C1 controls, U+2028, U+2029)';
@@ -38,7 +37,20 @@ export function hasControlCharacter(text: string): boolean {
   return CONTROL_CHARACTER.test(text);
 }
 
-/** `text` with each control character percent-encoded (as UTF-8), for request-derived text put into a URL. */
-export function encodeControlCharacters(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, (char) => encodeURIComponent(char));
+// Everything but visible ASCII, a whole code point at a time.
+const NOT_VISIBLE_ASCII = /[^\x21-\x7e]/gu;
+
+/**
+ * URL text made safe for a Location header: every character but visible ASCII (controls,
+ * spaces, anything non-ASCII) percent-encoded as UTF-8, as a browser encodes a URL it is
+ * given. A control character must not split the response; a character above U+00FF is one
+ * Node refuses to send at all (the request would end as a 500).
+ */
+export function encodeForLocation(text: string): string {
+  return text.replace(NOT_VISIBLE_ASCII, (char) => encodeURIComponent(isLoneSurrogate(char) ? '\ufffd' : char));
+}
+
+function isLoneSurrogate(char: string): boolean {
+  const code = char.charCodeAt(0);
+  return char.length === 1 && code >= 0xd800 && code <= 0xdfff;
 }

@@ -13,8 +13,8 @@
 // passes the invalidation to every worker at once and then removes the files
 // from the disk tier.
 import type { RequestContext } from '../pipeline/context.js';
-import { normaliseHost } from '../pipeline/request-host.js';
-import { normalisePath } from '../pipeline/request-path.js';
+import { normaliseHost } from '../../shared/request-host.js';
+import { normalisePath } from '../../shared/request-path.js';
 import type { Phase } from '../pipeline/phase.js';
 import type { ResponseHeaders } from '../pipeline/response.js';
 import { headerText } from './cache-control.js';

@@ -2,7 +2,7 @@
 // Workers apply purges to their memory tier; the primary's DiskCacheIndex to the disk tier.
 import type { ActiveConfig } from '../config/active-config.js';
 import type { SnapshotPurge } from '../../shared/snapshot.js';
-import { normalisePath } from '../pipeline/request-path.js';
+import { normalisePath } from '../../shared/request-path.js';
 import type { MemoryTier } from './memory-tier.js';
 import type { PurgeLog } from './purge-log.js';
 import type { CacheEntry, PurgeTarget } from './types.js';

@@ -11,7 +11,7 @@ import { withCdnLoop } from '../pipeline/cdn-loop.js';
 // (pipeline/request-head.ts), before any request-header rule could set one.
 const DROPPED_REQUEST_HEADERS = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
-  'host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host',
+  'host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip',
 ]);
 
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -39,7 +39,7 @@ export type ForwardFacts = {
 /**
  * The headers for `origin`: the client's minus hop-by-hop ones; X-Forwarded-For
  * replaced by the single address the edge believes (a client-sent chain is not
- * trusted past the edge's own trusted-proxy rules); X-Forwarded-Proto and -Host
+ * trusted past the edge's own trusted-proxy rules), and X-Real-IP the same; X-Forwarded-Proto and -Host
  * (the normalised host); Host = origin.host_header or the normalised host; the shield header carrying the
  * domain's secret (a client-sent copy is always dropped); CDN-Loop with this
  * edge's pseudonym appended. No Via: it would announce the edge's software for
@@ -59,6 +59,7 @@ export function forwardHeaders(incoming: IncomingHttpHeaders, origin: SnapshotOr
   }
   setBodyFraming(headers, incoming);
   headers['x-forwarded-for'] = facts.clientIp;
+  headers['x-real-ip'] = facts.clientIp;
   headers['x-forwarded-proto'] = facts.scheme;
   headers['x-forwarded-host'] = facts.clientHost;
   headers.host = origin.host_header ?? facts.clientHost;

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestFacts } from '../../shared/rules/types.js';
 import type { RequestContext } from './context.js';
-import { matchingPath } from './request-path.js';
+import { matchingPath } from '../../shared/request-path.js';
 import { queryValues } from '../../shared/rules/query-values.js';
 
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {

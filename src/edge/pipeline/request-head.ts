@@ -2,8 +2,8 @@
 // RFC 9112). Every later decision (domain, rules, cache key, what the origin receives)
 // reads this one view; none reads the raw Host header or target again.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { normaliseHost } from './request-host.js';
-import { normalisePath } from './request-path.js';
+import { normaliseHost } from '../../shared/request-host.js';
+import { normalisePath } from '../../shared/request-path.js';
 
 /** What the door established about a request. */
 export type RequestHead = {
@@ -28,6 +28,16 @@ const ABSOLUTE_FORM = /^https?:\/\//i;
 // Names a client's Connection header may not take away: the framing of its own body (read by the
 // edge whatever the header says) and the headers the edge itself decides on.
 const NOT_DROPPABLE = new Set(['connection', 'upgrade', 'host', 'content-length', 'transfer-encoding']);
+const KEEP_ALIVE_OR_CLOSE = /^(?:keep-alive|close)$/i;
+// What origins and frameworks believe about the request when a proxy says it: the host and
+// scheme (Forwarded, X-Forwarded-Port/-Prefix/-Server/-Ssl/-Scheme), the path (X-Original-URL,
+// X-Rewrite-URL: IIS, Symfony), the method (X-HTTP-Method-Override: Rails, Express, Spring)
+// and the client (X-Real-IP, True-Client-IP, X-Client-IP). The edge sets X-Forwarded-For,
+// -Proto, -Host and X-Real-IP itself (origin/forward-headers.ts).
+const PROXY_CLAIMS = [
+  'forwarded', 'x-forwarded-port', 'x-forwarded-prefix', 'x-forwarded-server', 'x-forwarded-ssl', 'x-forwarded-scheme', 'x-original-host',
+  'x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-http-method', 'x-method-override', 'x-real-ip', 'true-client-ip', 'x-client-ip',
+];
 
 /** True when `value` is a refusal rather than a parsed head. */
 export function isRefusal(value: RequestHead | HeadRefusal): value is HeadRefusal {
@@ -83,13 +93,16 @@ export function hostLines(rawHeaders: readonly string[]): number {
 }
 
 /**
- * Removes the headers the client's Connection header names (RFC 9110 §7.6.1): they were
- * meant for the hop to the edge. Done at the door, before any rule: a header an
- * operator's request-header rule sets later is the edge's own and reaches the origin.
+ * Removes from the client's headers what is not the client's to tell the origin (done at the
+ * door, before any rule, so a header an operator's request-header rule sets later is the edge's
+ * own and reaches the origin): the headers its Connection header names (RFC 9110 §7.6.1: they
+ * were for the hop to the edge), and the claims only a proxy in front of the origin makes, with
+ * which the origin would read another host, path, method or client than every rule decided on.
  */
-export function dropConnectionNamed(headers: IncomingHttpHeaders): void {
+export function dropClientClaims(headers: IncomingHttpHeaders): void {
+  for (const name of PROXY_CLAIMS) if (headers[name] !== undefined) delete headers[name];
   const connection = headers.connection;
-  if (connection === undefined) return;
+  if (connection === undefined || KEEP_ALIVE_OR_CLOSE.test(connection)) return;
   for (const token of connection.toLowerCase().split(',')) {
     const name = token.trim();
     if (name !== '' && !NOT_DROPPABLE.has(name) && headers[name] !== undefined) delete headers[name];

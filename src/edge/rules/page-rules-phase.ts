@@ -1,4 +1,4 @@
-import { encodeControlCharacters } from '../../shared/control-characters.js';
+import { encodeForLocation } from '../../shared/control-characters.js';
 import { redirectLocation } from '../../shared/rules/redirects.js';
 import { firstMatch } from '../../shared/rules/rule-set.js';
 import type { PageSettings, RequestContext } from '../pipeline/context.js';
@@ -9,7 +9,7 @@ type Forwarding = { url: string; status_code?: number };
 type PageRuleSettings = PageSettings & { forwarding_url?: Forwarding };
 
 function httpsLocation(ctx: RequestContext): string {
-  return `https://${ctx.host}${encodeControlCharacters(ctx.path)}${ctx.query ? `?${encodeControlCharacters(ctx.query)}` : ''}`;
+  return `https://${ctx.host}${encodeForLocation(ctx.path)}${ctx.query ? `?${encodeForLocation(ctx.query)}` : ''}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { encodeControlCharacters } from '../../shared/control-characters.js';
+import { encodeForLocation } from '../../shared/control-characters.js';
 import type { EdgeResponse } from '../pipeline/response.js';
 
 /**
@@ -7,5 +7,5 @@ import type { EdgeResponse } from '../pipeline/response.js';
  * percent-encoded once more, so a Location can never split the response.
  */
 export function redirectResponse(status: number, location: string): EdgeResponse {
-  return { status, headers: { location: encodeControlCharacters(location), 'content-length': '0' }, body: null };
+  return { status, headers: { location: encodeForLocation(location), 'content-length': '0' }, body: null };
 }

@@ -11,7 +11,7 @@ import { errorPage } from '../pipeline/error-page.js';
 import { createEdgeEndpoints } from './edge-endpoints.js';
 import type { AgentStatusView, ToPrimary, ToWorker } from './messages.js';
 import { buildWorkerPipeline } from './pipeline-assembly.js';
-import { ALLOWED_METHODS, dropConnectionNamed, isRefusal, parseRequestHead, type HeadRefusal, type RequestHead } from '../pipeline/request-head.js';
+import { ALLOWED_METHODS, dropClientClaims, isRefusal, parseRequestHead, type HeadRefusal, type RequestHead } from '../pipeline/request-head.js';
 import { hasRequestBody } from '../origin/forward-headers.js';
 import { TelemetryBuffer } from './telemetry-buffer.js';
 
@@ -119,7 +119,9 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     ctx.path = head.path;
     ctx.rawPath = head.rawPath;
     ctx.query = head.query;
-    dropConnectionNamed(req.headers);
+    // A header rule or a Vary on Host reads the normalised host too (an absolute-form target's, not the header's).
+    if (head.host) req.headers.host = head.host;
+    dropClientClaims(req.headers);
     return ctx;
   }
 

@@ -6,6 +6,8 @@ import { redirectLocation, type RedirectAction } from '../../shared/rules/redire
 import { compileRuleSet, firstMatch, prepareRequest, type RuleBase } from '../../shared/rules/rule-set.js';
 import type { Match, RequestFacts } from '../../shared/rules/types.js';
 import { queryValues } from '../../shared/rules/query-values.js';
+import { normaliseHost } from '../../shared/request-host.js';
+import { matchingPath, normalisePath } from '../../shared/request-path.js';
 import { ruleKind } from './kinds.js';
 import { allRules, serializeRule } from './service.js';
 
@@ -20,20 +22,22 @@ function parsedUrl(text: string): URL {
   }
 }
 
-function decodedPath(url: URL): string {
-  try {
-    return decodeURI(url.pathname);
-  } catch {
-    throw new ValidationError('url', 'the path of url holds a percent-escape that is not UTF-8');
-  }
+// The path of the URL as written (the URL parser would already have removed dot segments
+// and kept `//`): the tester reads it as the edge's door reads a request target.
+const RAW_PATH = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(\/[^?#]*)?/i;
+
+function matchedPath(text: string): string {
+  const path = normalisePath(RAW_PATH.exec(text)?.[1] ?? '/');
+  if (path === undefined) throw new ValidationError('url', 'the path of url holds a "%" that is not a percent-escape');
+  return matchingPath(path);
 }
 
 /** The facts of a test request given as a URL plus optional method, headers, cookies, country and IP (422 naming `url` when it cannot be parsed). */
 export function factsOf(request: RuleTestRequest): RequestFacts {
   const url = parsedUrl(request.url);
   return {
-    host: url.hostname,
-    path: decodedPath(url),
+    host: normaliseHost(url.host) ?? url.hostname,
+    path: matchedPath(request.url),
     method: request.method,
     query: queryValues(url.search.slice(1)),
     headers: Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),

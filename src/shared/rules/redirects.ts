@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTERS_DETAIL, encodeControlCharacters, hasControlCharacter } from '../control-characters.js';
+import { CONTROL_CHARACTERS_DETAIL, encodeForLocation, hasControlCharacter } from '../control-characters.js';
 import type { MatchCaptures, RequestFacts } from './types.js';
 
 export type RedirectAction = { target: string; status_code: number; preserve_query: boolean; preserve_path: boolean };
@@ -24,7 +24,7 @@ function queryString(query: Record<string, readonly string[]>): string {
 // become a line break), and `@` and `\` too, so that it cannot turn what precedes it into userinfo
 // (`https://site$1` with `@evil.example`) or a path into a host (browsers read `/\` as `//`).
 function requestText(text: string): string {
-  return encodeControlCharacters(text).replace(/[@\\]/g, (char) => encodeURIComponent(char));
+  return encodeForLocation(text).replace(/[@\\]/g, (char) => encodeURIComponent(char));
 }
 
 /**

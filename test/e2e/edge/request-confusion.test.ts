@@ -13,7 +13,10 @@ const TOKEN = 'cdnedge_e2e-confusion-token-0123456789abcdef';
 const ALPHA = 'www.alpha.example';
 const BETA = 'www.beta.example';
 
-type Seen = { origin: string; method: string; url: string; host: string; xfh: string; verified: string | null };
+type Seen = { origin: string; method: string; url: string; host: string; xfh: string; verified: string | null; claims: string[]; realIp: string };
+
+// Headers with which a client could make the origin read another host, path, method or client.
+const CLAIMS = ['forwarded', 'x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-forwarded-port', 'true-client-ip'];
 
 const request = (target: string, headers: string[], method = 'GET') => `${method} ${target} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`;
 
@@ -21,7 +24,16 @@ const request = (target: string, headers: string[], method = 'GET') => `${method
 function reflectingOrigin(name: string): Promise<TestOrigin> {
   return TestOrigin.start(name, (req, res) => {
     req.resume();
-    const seen: Seen = { origin: name, method: req.method ?? '', url: req.url ?? '', host: req.headers.host ?? '', xfh: String(req.headers['x-forwarded-host'] ?? ''), verified: (req.headers['x-edge-verified'] as string | undefined) ?? null };
+    const seen: Seen = {
+      origin: name,
+      method: req.method ?? '',
+      url: req.url ?? '',
+      host: req.headers.host ?? '',
+      xfh: String(req.headers['x-forwarded-host'] ?? ''),
+      verified: (req.headers['x-edge-verified'] as string | undefined) ?? null,
+      claims: CLAIMS.filter((claim) => req.headers[claim] !== undefined),
+      realIp: String(req.headers['x-real-ip'] ?? ''),
+    };
     const body = JSON.stringify(seen);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'max-age=600', server: 'Origin/1.0', 'x-powered-by': 'PHP/5.1', 'x-internal': 'secret' });
     res.end(body);
@@ -58,9 +70,12 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
     await core.post(`${rules}/waf-rules`, { name: 'admin', match: { paths: [{ kind: 'prefix', value: '/admin' }] }, action: 'block' }, 201);
     await core.post(`${rules}/waf-rules`, { name: 'no debug', match: { query: [{ name: 'debug', pattern: { kind: 'exact', value: '1' } }] }, action: 'block' }, 201);
     await core.post(`${rules}/waf-rules`, { name: 'protected', match: { paths: [{ kind: 'prefix', value: '/protected' }] }, action: 'challenge' }, 201);
+    await core.post(`${rules}/redirects`, { name: 'keep path', match: { paths: [{ kind: 'prefix', value: '/moved/' }] }, target: '/', preserve_path: true, status_code: 301 }, 201);
     await core.post(`${rules}/rate-limits`, { name: 'login', match: { paths: [{ kind: 'exact', value: '/login' }] }, requests: 2, period_seconds: 600, key: 'ip_path' }, 201);
     await core.post(`${rules}/headers`, { name: 'verified', phase: 'request', operation: 'set', header_name: 'X-Edge-Verified', value: 'yes' }, 201);
     await core.post(`${rules}/headers`, { name: 'hide internal', phase: 'response', operation: 'remove', header_name: 'X-Internal' }, 201);
+    await core.post(`${rules}/waf-rules`, { name: 'staff host', match: { headers: [{ name: 'Host', pattern: { kind: 'exact', value: 'staff.alpha.example' } }] }, action: 'block' }, 201);
+    await core.post(`/api/v1/domains/${alpha.id}/dns/records`, { type: 'CNAME', name: 'staff', content: 'alpha.example', proxied: true }, 201);
     await publish(core);
     // One worker: rate-limit counters are per worker.
     edge = await EdgeProcess.start({ coreUrl: core.url, token: TOKEN, workers: 1, env: { CDN_EDGE_TRUSTED_PROXIES: 'loopback' } });
@@ -113,8 +128,19 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
     });
   });
 
+  it('matches a rule on the Host header against the normalised host', async () => {
+    for (const [target, host] of [['/', 'staff.alpha.example'], ['/', 'STAFF.alpha.example.'], ['/', 'staff.alpha.example:80'], ['http://staff.alpha.example/', ALPHA]]) {
+      expect((await get(target, host)).status, `${target} ${host}`).to.equal(403);
+    }
+  });
+
+  it('never lets a client tell the origin another host, path, method or client address', async () => {
+    const answer = await get('/claims', ALPHA, ['Forwarded: host=evil.example;proto=https', 'X-Original-URL: /admin', 'X-Rewrite-URL: /admin', 'X-HTTP-Method-Override: DELETE', 'X-Forwarded-Port: 8443', 'True-Client-IP: 6.6.6.6', 'X-Real-IP: 6.6.6.6']);
+    expect(seenBy(answer.text)).to.deep.include({ claims: [], realIp: '127.0.0.1', url: '/claims', method: 'GET' });
+  });
+
   describe('one normalised path for every rule', () => {
-    for (const spelling of ['//admin', '/./admin', '/%2e/admin', '/.//admin', '/%61dmin%ff', '/x/../admin', '/%2E%2E/admin/']) {
+    for (const spelling of ['//admin', '/./admin', '/%2e/admin', '/.//admin', '/%61dmin%ff', '/x/../admin', '/%2E%2E/admin/', '/x/..%2Fadmin', '/..;/admin', '/;x/admin']) {
       it(`blocks ${spelling} with the WAF rule on /admin`, async () => {
         expect((await get(spelling)).status).to.equal(403);
       });
@@ -140,6 +166,12 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
       expect(seenBy(first.text)).to.include({ url: '/page-path/a' });
       const second = await get('//page-path/a');
       expect(rawHeaders(second.text)['x-cache']).to.deep.equal(['HIT']);
+    });
+
+    it('redirects with a Location Node can send, whatever characters the path decodes to', async () => {
+      const answer = await get('/moved/caf%C3%A9/%C4%8A');
+      expect(answer.status).to.equal(301);
+      expect(rawHeaders(answer.text).location).to.deep.equal(['/moved/caf%C3%A9/%C4%8A']);
     });
 
     it('refuses a malformed percent-escape in the path with 400', async () => {

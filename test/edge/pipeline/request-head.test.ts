@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { dropConnectionNamed, parseRequestHead, type HeadRefusal, type RequestHead } from '../../../src/edge/pipeline/request-head.js';
-import { normaliseHost } from '../../../src/edge/pipeline/request-host.js';
-import { matchingPath, normalisePath } from '../../../src/edge/pipeline/request-path.js';
+import { dropClientClaims, parseRequestHead, type HeadRefusal, type RequestHead } from '../../../src/edge/pipeline/request-head.js';
+import { normaliseHost } from '../../../src/shared/request-host.js';
+import { matchingPath, normalisePath } from '../../../src/shared/request-path.js';
 
 function head(url: string, headerLines: [string, string][] = [['Host', 'a.test']], method = 'GET'): RequestHead | HeadRefusal {
   const headers: IncomingHttpHeaders = {};
@@ -102,8 +102,14 @@ describe('the edge door: path', () => {
     ['/admin%FF', '/admin%FF'],
     ['/a%20b%FF/caf%C3%A9', '/a b%FF/café'],
     ['/%C3%A9%FF%C3%A9', '/é%FFé'],
-    ['/a%2Fb%3Fc', '/a%2Fb%3Fc'],
+    ['/a%2Fb%3Fc', '/a/b%3Fc'],
     ['/%E2%82', '/%E2%82'],
+    ['/a/..%2F..%2Fadmin', '/admin'],
+    ['/x%2F%2Fadmin', '/x/admin'],
+    ['/..;/admin', '/admin'],
+    ['/;x/admin', '/admin'],
+    ['/admin;jsessionid=1/users', '/admin/users'],
+    ['/a%252F..%252Fb', '/a%2F..%2Fb'],
   ];
   for (const [path, expected] of matching) {
     it(`matches rules against ${path} as ${expected}`, () => {
@@ -154,10 +160,16 @@ describe('the edge door: request line and Host', () => {
   });
 });
 
-describe('the edge door: Connection-named headers', () => {
+describe('the edge door: headers the client may not send on', () => {
+  it('removes the claims only a proxy makes: host, path, method and client', () => {
+    const headers: IncomingHttpHeaders = { forwarded: 'host=evil.example', 'x-original-url': '/admin', 'x-rewrite-url': '/admin', 'x-http-method-override': 'DELETE', 'x-forwarded-port': '443', 'x-real-ip': '6.6.6.6', 'true-client-ip': '6.6.6.6', 'x-kept': 'yes' };
+    dropClientClaims(headers);
+    expect(headers).to.deep.equal({ 'x-kept': 'yes' });
+  });
+
   it('removes what the client\'s Connection names, but never the body framing, Host or Upgrade', () => {
     const headers: IncomingHttpHeaders = { connection: 'keep-alive, X-Edge-Verified, content-length, host, upgrade', 'x-edge-verified': 'forged', 'content-length': '3', host: 'a.test', upgrade: 'websocket', 'x-kept': 'yes' };
-    dropConnectionNamed(headers);
+    dropClientClaims(headers);
     expect(headers).to.deep.equal({ connection: 'keep-alive, X-Edge-Verified, content-length, host, upgrade', 'content-length': '3', host: 'a.test', upgrade: 'websocket', 'x-kept': 'yes' });
   });
 });

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { compileActiveConfig, domainForHost, type ActiveConfig } from '../../../src/edge/config/active-config.js';
 import { RequestContext } from '../../../src/edge/pipeline/context.js';
 import { LazyRequestFacts } from '../../../src/edge/pipeline/request-facts.js';
-import { dropConnectionNamed, isRefusal, parseRequestHead } from '../../../src/edge/pipeline/request-head.js';
+import { dropClientClaims, isRefusal, parseRequestHead } from '../../../src/edge/pipeline/request-head.js';
 import { prepareRequest } from '../../../src/shared/rules/rule-set.js';
 import { SNAPSHOT_RULE_KINDS, type ConfigSnapshot, type SnapshotRule, type SnapshotRuleKind } from '../../../src/shared/snapshot.js';
 
@@ -40,7 +40,8 @@ export function contextFor(config: ActiveConfig, req: IncomingMessage, res: Serv
   const head = parseRequestHead(req);
   if (isRefusal(head)) throw new Error(`the door refuses this test request: ${head.detail}`);
   Object.assign(ctx, head);
-  dropConnectionNamed(req.headers);
+  if (head.host) req.headers.host = head.host;
+  dropClientClaims(req.headers);
   ctx.domain = domainForHost(config, ctx.host);
   ctx.country = options.country;
   ctx.facts = prepareRequest(new LazyRequestFacts(ctx));

@@ -1,11 +1,15 @@
-// The path of a request, normalised once at the door (RFC 3986 §6.2.2): every rule, the
-// cache key and the origin see one spelling of it, so `//admin`, `/./admin`,
-// `/%2e/admin` and `/%61dmin` are all `/admin`. Decisions: docs/edge.md, "One view of the request".
+// The path of a request, normalised once at the edge's door (RFC 3986 §6.2.2): every rule,
+// the cache key and the origin see one spelling of it, so `//admin`, `/./admin`,
+// `/%2e/admin` and `/%61dmin` are all `/admin`. The core's rule tester reads test URLs the
+// same way. Decisions: docs/edge.md, "One view of the request".
 
 // ALPHA, DIGIT, "-", ".", "_", "~" (RFC 3986 §2.3): an escape of one of these means the character.
 const UNRESERVED = /^[A-Za-z0-9._~-]$/;
 const HEX = /^[0-9a-fA-F]{2}$/;
 const ESCAPE_RUN = /(?:%[0-9A-F]{2})+/g;
+const ENCODED_SLASH = /%2F/g;
+// `;` and what follows it up to the end of a segment (RFC 3986 §3.3 path parameters).
+const PATH_PARAMETERS = /;[^/]*/g;
 
 /**
  * The canonical form of an origin-form path: escapes of unreserved characters decoded
@@ -49,12 +53,19 @@ function withoutDotSegments(path: string): string {
 
 /**
  * The path rules match: the canonical path with its remaining escapes decoded as
- * `decodeURI` does (reserved characters such as `%2F` and `%3F` stay escaped), each run
- * of escapes on its own, so one escape that is not UTF-8 (`%FF`) stays as it is and
- * leaves the rest of the path decoded.
+ * `decodeURI` does, each run of escapes on its own (so one escape that is not UTF-8,
+ * `%FF`, stays as it is and leaves the rest decoded), and then read as the origins
+ * that read it most loosely would: `%2F` as `/` (nginx's `$uri`), path parameters
+ * dropped (`/..;/admin` and `/;x/admin` are `/admin` to Tomcat and Jetty), slashes
+ * merged and dot segments removed again. A rule then cannot be passed by a spelling
+ * some origin reads as the path it names. Other reserved escapes (`%3F`, `%23`…) stay.
  */
 export function matchingPath(canonical: string): string {
-  return canonical.includes('%') ? canonical.replace(ESCAPE_RUN, decodeRun) : canonical;
+  if (!canonical.includes('%') && !canonical.includes(';')) return canonical;
+  // %2F first, on the canonical escapes: a `%252F` must not become a slash by decoding twice.
+  const decoded = canonical.includes('%') ? canonical.replace(ENCODED_SLASH, '/').replace(ESCAPE_RUN, decodeRun) : canonical;
+  const withoutParameters = decoded.includes(';') ? decoded.replace(PATH_PARAMETERS, '') : decoded;
+  return withoutDotSegments(withoutParameters.replace(/\/{2,}/g, '/'));
 }
 
 function decodeRun(run: string): string {
