@@ -2,6 +2,7 @@
 // Workers apply purges to their memory tier; the primary's DiskCacheIndex to the disk tier.
 import type { ActiveConfig } from '../config/active-config.js';
 import type { SnapshotPurge } from '../../shared/snapshot.js';
+import { normaliseHost } from '../../shared/request-host.js';
 import { normalisePath } from '../../shared/request-path.js';
 import type { MemoryTier } from './memory-tier.js';
 import type { PurgeLog } from './purge-log.js';
@@ -33,7 +34,7 @@ function locationOf(value: string): Location | undefined {
     return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  return { host: url.hostname.toLowerCase(), path: storedPath(url.pathname), query: url.search === '' ? undefined : url.search.slice(1) };
+  return { host: normaliseHost(url.host) ?? url.hostname.toLowerCase(), path: storedPath(url.pathname), query: url.search === '' ? undefined : url.search.slice(1) };
 }
 
 function urlMatcher(domainId: string, location: Location): PurgeMatcher {

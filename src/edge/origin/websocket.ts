@@ -12,6 +12,7 @@ import type { Config } from '../../config/load.js';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 import type { ActiveDomain } from '../config/active-config.js';
 import type { OriginBreakers } from './breaker.js';
+import { rawResponseHead } from '../pipeline/raw-head.js';
 import type { ResponseHeaders } from '../pipeline/response.js';
 import { forwardHeaders, responseHeaders } from './forward-headers.js';
 import type { OriginHealthView } from './health-view.js';
@@ -46,15 +47,6 @@ export type UpgradeDeps = {
   /** This edge's CDN-Loop pseudonym, as for proxied requests. */
   cdnLoop?: string;
 };
-
-function headBlock(status: number, message: string, headers: ResponseHeaders): string {
-  let head = `HTTP/1.1 ${status} ${message}\r\n`;
-  for (const name in headers) {
-    const value = headers[name];
-    for (const item of Array.isArray(value) ? value : [value]) head += `${name}: ${item}\r\n`;
-  }
-  return `${head}\r\n`;
-}
 
 /** The status logged for a client that left before it had an answer (as for any request). */
 const CLIENT_CLOSED = 499;
@@ -94,7 +86,7 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
       upstream.setTimeout(0);
       upstream.setKeepAlive(true, 30000);
       const finished = target.finishHead(101, responseHeaders(response.headers));
-      socket.write(headBlock(101, response.statusMessage ?? 'Switching Protocols', { ...finished, connection: 'Upgrade', upgrade: response.headers.upgrade ?? 'websocket' }));
+      socket.write(rawResponseHead(101, { ...finished, connection: 'Upgrade', upgrade: response.headers.upgrade ?? 'websocket' }, response.statusMessage));
       if (upstreamHead.length > 0) socket.write(upstreamHead);
       if (head.length > 0) upstream.write(head);
       upstream.on('error', () => socket.destroy());
@@ -113,7 +105,7 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
         return reject(new OriginError('invalid_response', `status ${response.statusCode}`, origin.id));
       }
       const finished = target.finishHead(response.statusCode ?? 502, responseHeaders(response.headers));
-      socket.write(headBlock(response.statusCode ?? 502, response.statusMessage ?? '', { ...finished, connection: 'close' }));
+      socket.write(rawResponseHead(response.statusCode ?? 502, { ...finished, connection: 'close' }, response.statusMessage));
       response.on('error', () => socket.destroy());
       response.pipe(socket);
       resolve({ status: response.statusCode ?? 502 });

@@ -8,6 +8,7 @@ import type { ConfigSnapshot } from '../../shared/snapshot.js';
 import { compileActiveConfig, domainForHost, type ActiveConfig } from '../config/active-config.js';
 import { RequestContext } from '../pipeline/context.js';
 import { errorPage } from '../pipeline/error-page.js';
+import { rawResponseHead } from '../pipeline/raw-head.js';
 import { createEdgeEndpoints } from './edge-endpoints.js';
 import type { AgentStatusView, ToPrimary, ToWorker } from './messages.js';
 import { buildWorkerPipeline } from './pipeline-assembly.js';
@@ -175,19 +176,19 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   // CONNECT would make the edge an open tunnel: refused, and the connection closed.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
     socket.on('error', () => socket.destroy());
-    socket.end(rawAnswer('405 Method Not Allowed', `allow: ${ALLOWED_METHODS}\r\n`));
+    socket.end(rawAnswer(405, { allow: ALLOWED_METHODS }));
   });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
-    if (error.code === 'HPE_HEADER_OVERFLOW') return void socket.end(rawAnswer('431 Request Header Fields Too Large'));
+    if (error.code === 'HPE_HEADER_OVERFLOW') return void socket.end(rawAnswer(431));
     if (error.code === 'HPE_INVALID_METHOD' && UNKNOWN_METHOD_LINE.test(error.rawPacket?.toString('latin1', 0, 8192) ?? '')) {
-      return void socket.end(rawAnswer('405 Method Not Allowed', `allow: ${ALLOWED_METHODS}\r\n`));
+      return void socket.end(rawAnswer(405, { allow: ALLOWED_METHODS }));
     }
-    socket.end(rawAnswer('400 Bad Request'));
+    socket.end(rawAnswer(400));
   });
   // An answer written before any request object exists, carrying a request id like every other.
-  function rawAnswer(status: string, headers = ''): string {
-    return `HTTP/1.1 ${status}\r\n${headers}x-request-id: ${nextId()}\r\ncache-control: no-store\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
+  function rawAnswer(status: number, headers: Record<string, string> = {}): Buffer {
+    return rawResponseHead(status, { ...headers, 'x-request-id': nextId(), 'cache-control': 'no-store', connection: 'close', 'content-length': '0' });
   }
   await new Promise<void>((resolve) => server.listen(config.edgeHttpPort, config.bind, resolve));
   // Messages sent before the handler above existed would be lost: the primary sends the snapshot on this.

@@ -1,4 +1,4 @@
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -29,6 +29,7 @@ import { RetryBudget } from '../origin/retry-budget.js';
 import { handleUpgrade } from '../origin/websocket.js';
 import { errorPageFor, type OriginErrorKind } from '../origin/origin-error.js';
 import { errorPage } from '../pipeline/error-page.js';
+import { rawResponseHead } from '../pipeline/raw-head.js';
 import { headerRulesPhase, requestHeaderRulesPhase } from '../rules/header-rules-phase.js';
 import { pageRulesPhase } from '../rules/page-rules-phase.js';
 import { redirectsPhase } from '../rules/redirects-phase.js';
@@ -71,13 +72,11 @@ type Deps = {
 function writeToSocket(socket: Socket, response: EdgeResponse): void {
   if (!socket.writable) return void socket.destroy();
   const body = Buffer.isBuffer(response.body) ? response.body : Buffer.alloc(0);
-  const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (name === 'content-length' || name === 'connection' || name === 'transfer-encoding') continue;
-    for (const item of Array.isArray(value) ? value : [value]) head.push(`${name}: ${item}`);
-  }
-  head.push(`content-length: ${body.length}`, 'connection: close', '', '');
-  socket.end(Buffer.concat([Buffer.from(head.join('\r\n')), body]));
+  const headers: EdgeResponse['headers'] = {};
+  for (const name in response.headers) if (name !== 'content-length' && name !== 'connection' && name !== 'transfer-encoding') headers[name] = response.headers[name];
+  headers['content-length'] = String(body.length);
+  headers.connection = 'close';
+  socket.end(Buffer.concat([rawResponseHead(response.status, headers), body]));
 }
 
 /** Assembles the phases of a worker in their order (docs/edge.md, "Pipeline"). */

@@ -28,6 +28,7 @@ const table: [string, SnapshotPurge, PurgeTarget, boolean][] = [
   ['nothing of another domain', purge('everything', null, 'dom-2'), object('a.example.com', '/x'), false],
   ['a url path in another spelling of the stored one', purge('url', '//%61.css'), object('example.com', '/a.css'), true],
   ['a full URL in another spelling of the stored path', purge('url', 'https://www.example.com/x/../%7euser'), object('www.example.com', '/~user'), true],
+  ['a full URL naming the host with a trailing dot and a port', purge('url', 'https://WWW.example.com.:443/a.css'), object('www.example.com', '/a.css'), true],
   ['a prefix path in another spelling', purge('prefix', '/img//./'), object('example.com', '/img/a.png'), true],
   ['an unparsable value matches nothing', purge('url', 'not a url'), object('example.com', '/x'), false],
   ['an unknown scope matches nothing', purge('tag', 'x'), object('example.com', '/x'), false],
