@@ -74,6 +74,17 @@ function mayResend(ctx: RequestContext, error: unknown, bodyState: BodyState): e
   return error.stale === 'unsent' || IDEMPOTENT_METHODS.has(ctx.method);
 }
 
+/**
+ * After the last attempt failed, what is left of the client's body (a failed attempt
+ * pauses it for the next one) is read and dropped, as nginx discards the body of a
+ * request it answers with an error page: the connection can then carry the client's
+ * next request. A body over the limit is not read: its 413 closes the connection.
+ */
+function discardRestOfBody(ctx: RequestContext, error: unknown): void {
+  if (error instanceof OriginError && error.kind === 'too_large') return;
+  if (!ctx.req.readableEnded) ctx.req.resume();
+}
+
 /** Builds the origin fetcher of a worker: keep-alive pools per origin, retries, breakers and passive health. */
 export function createOriginFetcher(options: OriginFetcherOptions): OriginFetcher {
   const { config, health, breakers } = options;
@@ -188,6 +199,9 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
         current = request;
         if (clientGone) request.destroy(new ClientClosedError());
       });
+    } catch (error) {
+      discardRestOfBody(ctx, error);
+      throw error;
     } finally {
       ctx.res.off('close', onClose);
     }
