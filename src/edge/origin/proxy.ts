@@ -66,8 +66,8 @@ function blamesOrigin(error: unknown): error is OriginError {
 /**
  * True when a request that met the keep-alive race may go again on a fresh
  * connection (RFC 9112 §9.3.1): any method when no byte of it was sent,
- * an idempotent one otherwise; never once the client's body started to flow,
- * since it cannot be sent twice.
+ * an idempotent one otherwise; never once a byte of the client's body was read,
+ * since it cannot be sent twice (a failed attempt pauses the body unread: attempt.ts).
  */
 function mayResend(ctx: RequestContext, error: unknown, bodyState: BodyState): error is OriginError {
   if (!isStale(error) || bodyState.started) return false;
