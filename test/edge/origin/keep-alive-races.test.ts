@@ -207,6 +207,7 @@ describe('edge origin keep-alive races', function () {
   it('never sends a chunked PUT again without the body bytes read while the reused connection was failing: the origin gets the whole body, or the client a 502', async () => {
     let onIdleClose = (): void => {};
     const bodies: string[] = [];
+    let resent = 0;
     const server = await startOrigin((req, res) => {
       if (req.method === 'GET') {
         res.end('warm');
@@ -217,6 +218,8 @@ describe('edge origin keep-alive races', function () {
         }, 50);
         return;
       }
+      // The edge sends a request again on a fresh connection with Connection: close.
+      if (req.headers.connection === 'close') resent++;
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -251,6 +254,7 @@ describe('edge origin keep-alive races', function () {
     }
     for (const outcome of outcomes) expect(['got hello world', '502'], `outcomes ${JSON.stringify(outcomes)}`).to.include(outcome);
     for (const body of bodies) expect(body, `bodies the origin received: ${JSON.stringify(bodies)}`).to.equal('hello world');
+    expect(resent, 'uploads sent again after the race').to.be.at.least(1);
     expect(breakers.state(target, Date.now())).to.equal('closed');
   });
 });
