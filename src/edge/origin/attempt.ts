@@ -19,7 +19,7 @@ export type AttemptPlan = {
   origin: SnapshotOrigin;
   agent: http.Agent;
   method: string;
-  /** Path and query as sent by the client. */
+  /** The normalised path and the query as sent (docs/edge.md, "One view of the request"). */
   target: string;
   headers: OutgoingHttpHeaders;
   servername: string | undefined;
@@ -49,8 +49,15 @@ function staleness(request: ClientRequest, mark: SocketMark | undefined): StaleC
   return mark.socket.bytesWritten > mark.bytesWritten ? 'sent' : 'unsent';
 }
 
-// Copies the client body to the origin with backpressure, counting it against the limit.
-function streamBody(plan: AttemptPlan, request: ClientRequest): void {
+/**
+ * Copies the client body to the origin with backpressure, counting it against the
+ * limit; returns the function that stops it when the attempt fails. Stopping pauses
+ * the body: a body left flowing with no listener would drop what arrives until the
+ * next attempt reads it, and that attempt would send the rest as if it were the
+ * whole. The body may start paused (by an attempt that failed before reading a
+ * byte of it) or already ended (it was empty).
+ */
+function streamBody(plan: AttemptPlan, request: ClientRequest): () => void {
   const body = plan.body!;
   let sent = 0;
   const onData = (chunk: Buffer): void => {
@@ -58,7 +65,6 @@ function streamBody(plan: AttemptPlan, request: ClientRequest): void {
     sent += chunk.length;
     if (sent > plan.maxBodyBytes) {
       stop();
-      body.pause();
       request.destroy(new OriginError('too_large', `request body passed ${plan.maxBodyBytes} bytes`, plan.origin.id));
       return;
     }
@@ -70,17 +76,28 @@ function streamBody(plan: AttemptPlan, request: ClientRequest): void {
   const onClose = (): void => {
     if (!body.readableEnded) request.destroy(new ClientClosedError());
   };
-  const stop = (): void => {
+  const detach = (): void => {
     body.off('data', onData);
     body.off('end', onEnd);
     body.off('close', onClose);
     request.off('drain', onDrain);
   };
+  const stop = (): void => {
+    detach();
+    body.pause();
+  };
+  if (body.readableEnded) {
+    request.end();
+    return stop;
+  }
   body.on('data', onData);
   body.once('end', onEnd);
   body.once('close', onClose);
   request.on('drain', onDrain);
-  request.once('close', stop);
+  // Done with the origin (answered, perhaps before the whole body): what the client still sends is not read for it.
+  request.once('close', detach);
+  body.resume();
+  return stop;
 }
 
 /**
@@ -100,6 +117,7 @@ export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
     plan.onRequest?.(request);
     let stage: Stage = 'queued';
     let mark: SocketMark | undefined;
+    let stopBody = (): void => {};
     const fail = (kind: OriginError['kind'], message: string): void => void request.destroy(new OriginError(kind, message, origin.id));
     const connectTimer = setTimeout(() => {
       if (stage === 'queued') fail('overloaded', `no free connection within ${plan.connectTimeoutMs} ms`);
@@ -108,7 +126,7 @@ export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
     const ready = (): void => {
       stage = 'ready';
       clearTimeout(connectTimer);
-      if (plan.body) streamBody(plan, request);
+      if (plan.body) stopBody = streamBody(plan, request);
     };
     request.setTimeout(plan.readTimeoutMs, () => fail('timeout', `no data for ${plan.readTimeoutMs} ms`));
     request.once('socket', (socket: Socket) => {
@@ -127,6 +145,8 @@ export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
     });
     request.on('error', (error: Error) => {
       clearTimeout(connectTimer);
+      // Before the caller decides on another attempt: from here on no byte of the body is read for this one.
+      stopBody();
       const ours = error instanceof OriginError || error instanceof ClientClosedError;
       reject(ours ? error : new OriginError(failureKindOf(error, stage === 'handshaking'), describe(error), origin.id, staleness(request, mark)));
     });

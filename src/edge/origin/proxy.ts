@@ -66,12 +66,23 @@ function blamesOrigin(error: unknown): error is OriginError {
 /**
  * True when a request that met the keep-alive race may go again on a fresh
  * connection (RFC 9112 §9.3.1): any method when no byte of it was sent,
- * an idempotent one otherwise; never once the client's body started to flow,
- * since it cannot be sent twice.
+ * an idempotent one otherwise; never once a byte of the client's body was read,
+ * since it cannot be sent twice (a failed attempt pauses the body unread: attempt.ts).
  */
 function mayResend(ctx: RequestContext, error: unknown, bodyState: BodyState): error is OriginError {
   if (!isStale(error) || bodyState.started) return false;
   return error.stale === 'unsent' || IDEMPOTENT_METHODS.has(ctx.method);
+}
+
+/**
+ * After the last attempt failed, what is left of the client's body (a failed attempt
+ * pauses it for the next one) is read and dropped, as nginx discards the body of a
+ * request it answers with an error page: the connection can then carry the client's
+ * next request. A body over the limit is not read: its 413 closes the connection.
+ */
+function discardRestOfBody(ctx: RequestContext, error: unknown): void {
+  if (error instanceof OriginError && error.kind === 'too_large') return;
+  if (!ctx.req.readableEnded) ctx.req.resume();
 }
 
 /** Builds the origin fetcher of a worker: keep-alive pools per origin, retries, breakers and passive health. */
@@ -188,6 +199,9 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
         current = request;
         if (clientGone) request.destroy(new ClientClosedError());
       });
+    } catch (error) {
+      discardRestOfBody(ctx, error);
+      throw error;
     } finally {
       ctx.res.off('close', onClose);
     }

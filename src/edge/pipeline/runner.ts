@@ -19,7 +19,8 @@ function isPromise(value: boolean | Promise<boolean>): value is Promise<boolean>
  * cache hit never waits on the microtask queue and allocates no closure. Every
  * error, thrown or rejected, goes to one funnel that classifies it (an origin
  * failure keeps its kind, whichever phase met it); the log phase runs exactly
- * once, when the response is written (a whole buffer) or its stream is done with.
+ * once, when the response is written (a whole buffer), its stream is done with,
+ * or the client turned out to have left before it could be written.
  */
 export class PipelineRunner {
   /** Runs the log phase for `ctx` unless it already ran (for a request answered outside the writer: an Upgrade). */

@@ -1,18 +1,25 @@
 import type { Logger } from 'pino';
+import type { Readable } from 'node:stream';
 import type { RequestContext } from './context.js';
 
 /**
  * Writes `ctx.response` to the client: a buffer in one `end`, a stream piped with
  * backpressure (an origin error mid-body cuts the client connection, so a
  * truncated body is never mistaken for a whole one). Counts body bytes sent and
- * calls `done` once the client connection is done with the response.
+ * calls `done` once the client connection is done with the response. A client
+ * that left before the response was ready gets nothing: its body is destroyed at
+ * once (an origin stream closes, a file on disk is released) and `done` is called.
  */
 export function writeResponse(ctx: RequestContext, logger: Logger, done: (ctx: RequestContext) => void): void {
   const { res } = ctx;
   const response = ctx.response!;
+  const body = response.body;
+  if (clientLeft(ctx)) {
+    if (body !== null && !Buffer.isBuffer(body)) body.destroy();
+    return done(ctx);
+  }
   const headOnly = ctx.method === 'HEAD' || response.status === 204 || response.status === 304;
   res.writeHead(response.status, response.headers);
-  const body = response.body;
   if (body === null || headOnly) {
     if (body && !Buffer.isBuffer(body)) body.resume();
     res.end();
@@ -23,6 +30,17 @@ export function writeResponse(ctx: RequestContext, logger: Logger, done: (ctx: R
     res.end(body);
     return done(ctx);
   }
+  pipeBody(ctx, body, logger, done);
+}
+
+// A response closed before it was written never emits 'close' again, so nothing piped to it would
+// end: a request whose connection went while a slow phase (disk, a fetch waited for) was working.
+function clientLeft(ctx: RequestContext): boolean {
+  return ctx.res.destroyed || ctx.req.socket.destroyed;
+}
+
+function pipeBody(ctx: RequestContext, body: Readable, logger: Logger, done: (ctx: RequestContext) => void): void {
+  const { res } = ctx;
   body.on('data', (chunk: Buffer) => {
     ctx.bytesSent += chunk.length;
   });

@@ -6,7 +6,7 @@ import type { OriginObservation } from '../../../src/edge/origin/observation.js'
 import { createOriginFetcher } from '../../../src/edge/origin/proxy.js';
 import type { SnapshotOrigin } from '../../../src/shared/snapshot.js';
 import { startRawOrigin, type RawOrigin, type RawOriginRequest } from '../../support/raw-origin.js';
-import { activeDomain, origin, request, startEdge, TEST_CONFIG, type TestEdge } from './support.js';
+import { activeDomain, origin, request, sleep, startEdge, startOrigin, TEST_CONFIG, type TestEdge } from './support.js';
 
 type Rig = { edge: TestEdge; observations: OriginObservation[]; breakers: OriginBreakers; target: SnapshotOrigin };
 
@@ -59,6 +59,44 @@ class KeptConnection {
     const resolve = this.waiting;
     this.waiting = undefined;
     resolve(Number(head.split(' ')[1]));
+  }
+}
+
+/** A chunked PUT on a raw connection to the edge: the head is sent at once, each chunk when the test says. */
+class ChunkedUpload {
+  private buffer = Buffer.alloc(0);
+  private readonly socket: net.Socket;
+  private readonly ended: Promise<void>;
+
+  constructor(port: number, path: string) {
+    this.socket = net.connect(port, '127.0.0.1');
+    this.socket.on('error', () => undefined);
+    this.socket.on('data', (chunk: Buffer) => (this.buffer = Buffer.concat([this.buffer, chunk])));
+    this.ended = new Promise((resolve) => this.socket.once('close', () => resolve()));
+    this.socket.write(`PUT ${path} HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+  }
+
+  send(text: string): void {
+    this.socket.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
+  }
+
+  finish(): void {
+    this.socket.write('0\r\n\r\n');
+  }
+
+  /** The status and body of the edge's answer (the edge closes the connection after it); status 0 when none came within 3 s. */
+  async reply(): Promise<{ status: number; body: string }> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.ended, new Promise((resolve) => (timer = setTimeout(resolve, 3000)))]);
+    clearTimeout(timer);
+    if (!this.socket.destroyed) return { status: 0, body: '' };
+    const text = this.buffer.toString('latin1');
+    const end = text.indexOf('\r\n\r\n');
+    return { status: Number(text.split(' ')[1]), body: end < 0 ? '' : text.slice(end + 4) };
+  }
+
+  close(): void {
+    this.socket.destroy();
   }
 }
 
@@ -164,5 +202,59 @@ describe('edge origin keep-alive races', function () {
     expect(resent.map((request) => request.target), 'requests sent again on a fresh connection').to.deep.equal(['/round/0', '/round/1', '/round/2']);
     expect(breakers.state(target, Date.now())).to.equal('closed');
     expect(observations.filter((observation) => !observation.success)).to.deep.equal([]);
+  });
+
+  it('never sends a chunked PUT again without the body bytes read while the reused connection was failing: the origin gets the whole body, or the client a 502', async () => {
+    let onIdleClose = (): void => {};
+    const bodies: string[] = [];
+    let resent = 0;
+    const server = await startOrigin((req, res) => {
+      if (req.method === 'GET') {
+        res.end('warm');
+        // The connection stays open after the answer, then closes as idle just as the next request is on its way.
+        setTimeout(() => {
+          req.socket.destroy();
+          onIdleClose();
+        }, 50);
+        return;
+      }
+      // The edge sends a request again on a fresh connection with Connection: close.
+      if (req.headers.connection === 'close') resent++;
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks).toString());
+        res.end(`got ${Buffer.concat(chunks).toString()}`);
+      });
+    });
+    cleanups.push(() => server.close());
+    const { edge, breakers, target } = await rig(server.port);
+    const outcomes: string[] = [];
+    // The first chunk leaves the client this long after the origin closed the reused connection, to meet each moment of the resend.
+    const delays = [0, 0, 1, 2, 5];
+    for (const [round, delay] of delays.entries()) {
+      expect((await request(edge.port, { path: `/warm/${round}` })).status).to.equal(200);
+      const client = new ChunkedUpload(edge.port, '/upload');
+      cleanups.push(() => client.close());
+      await new Promise<void>((resolve, reject) => {
+        const missed = setTimeout(() => reject(new Error(`round ${round}: the origin closed no idle connection within 3 s`)), 3000);
+        onIdleClose = () => {
+          onIdleClose = () => {};
+          clearTimeout(missed);
+          resolve();
+        };
+      });
+      if (delay > 0) await sleep(delay);
+      client.send('hello');
+      await sleep(100);
+      client.send(' world');
+      client.finish();
+      const reply = await client.reply();
+      outcomes.push(reply.status === 200 ? reply.body : String(reply.status));
+    }
+    for (const outcome of outcomes) expect(['got hello world', '502'], `outcomes ${JSON.stringify(outcomes)}`).to.include(outcome);
+    for (const body of bodies) expect(body, `bodies the origin received: ${JSON.stringify(bodies)}`).to.equal('hello world');
+    expect(resent, 'uploads sent again after the race').to.be.at.least(1);
+    expect(breakers.state(target, Date.now())).to.equal('closed');
   });
 });

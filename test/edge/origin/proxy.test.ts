@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -219,6 +220,29 @@ describe('edge origin proxy', function () {
     const reply = await request(edge.port, { method: 'PUT', body, headers: { 'transfer-encoding': 'chunked' } }).catch((error: Error) => ({ status: 0, error }));
     expect(reply.status).to.equal(413);
     expect(received).to.be.at.most(TEST_CONFIG.edgeClientMaxBodyBytes);
+  });
+
+  it('reads and drops the rest of an upload the origin failed on, so that the kept-alive client connection serves its next request', async () => {
+    const server = await originServer((req, res) => {
+      if (req.method === 'GET') return void res.end('next');
+      req.once('data', () => req.socket.destroy());
+    });
+    const { edge } = await rig(activeDomain([origin({ port: server.port })]));
+    const client = net.connect(edge.port, '127.0.0.1');
+    cleanups.push(() => client.destroy());
+    let received = '';
+    client.setEncoding('latin1');
+    client.on('data', (text: string) => (received += text));
+    client.write(`PUT /upload HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${'a'.repeat(0x400)}\r\n`);
+    for (let wait = 0; wait < 100 && !received.includes('\r\n\r\n'); wait++) await sleep(20);
+    expect(received).to.match(/^HTTP\/1\.1 502 /);
+    // Far more than the socket and stream buffers hold: unread, it would stop the connection.
+    const chunk = 'b'.repeat(0x10000);
+    for (let count = 0; count < 32; count++) client.write(`10000\r\n${chunk}\r\n`);
+    client.write('0\r\n\r\nGET /next HTTP/1.1\r\nHost: example.test\r\n\r\n');
+    for (let wait = 0; wait < 150 && !received.endsWith('next'); wait++) await sleep(20);
+    expect(received.match(/HTTP\/1\.1 \d+/g)).to.deep.equal(['HTTP/1.1 502', 'HTTP/1.1 200']);
+    expect(received.endsWith('next')).to.equal(true);
   });
 
   it('streams a request body to the origin', async () => {
