@@ -115,7 +115,7 @@ class CachePhase implements Phase {
   private fromMemory(key: string, ctx: RequestContext): CacheEntry | undefined {
     const entry = this.memory.get(key);
     if (entry === undefined || !entry.marker) return entry;
-    return this.memory.get(variantKey(key, entry.vary, ctx.req.headers));
+    return this.memory.get(variantKey(key, entry.vary, ctx));
   }
 
   private async slowPath(ctx: RequestContext, rule: CacheRule | undefined, key: string): Promise<boolean> {
@@ -145,7 +145,7 @@ class CachePhase implements Phase {
   private async lookup(key: string, ctx: RequestContext): Promise<CacheEntry | undefined> {
     const top = await this.lookupKey(key, ctx);
     if (!top?.marker) return top;
-    return this.lookupKey(variantKey(key, top.vary, ctx.req.headers), ctx);
+    return this.lookupKey(variantKey(key, top.vary, ctx), ctx);
   }
 
   // Memory first; the disk when memory has nothing fresh (another worker may have refreshed it), refilling memory.

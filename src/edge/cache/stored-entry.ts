@@ -32,7 +32,7 @@ export function entriesFor(ctx: RequestContext, key: string, status: number, hea
   const storedAt = fetchedAt - fresh.initialAgeSeconds * 1000;
   const freshUntil = fetchedAt + fresh.freshMs;
   const object: CacheEntry = {
-    key: vary.length ? variantKey(key, vary, ctx.req.headers) : key,
+    key: vary.length ? variantKey(key, vary, ctx) : key,
     domainId: ctx.domain?.id ?? '',
     host: ctx.host,
     path: ctx.path,

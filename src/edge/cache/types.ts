@@ -27,7 +27,7 @@ export type CacheRule = SnapshotRule & {
 /**
  * One stored object. Times are wall-clock ms. A `marker` carries no body: it
  * says the object under this key varies on the request headers in `vary`, and
- * the variants live under `variantKey(key, vary, request headers)`.
+ * the variants live under `variantKey(key, vary, ctx)` (the values the origin received).
  */
 export type CacheEntry = {
   key: string;

@@ -13,7 +13,7 @@ import { PurgeLog } from '../../../src/edge/cache/purge-log.js';
 import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { RequestContext } from '../../../src/edge/pipeline/context.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
-import { bodyOf, configWith, contextFor, DOMAIN_ID, eventually, Origin, proxyTo, type RequestOptions } from './helpers.js';
+import { bodyOf, configWith, contextFor, DOMAIN_ID, eventually, forwardedHeaders, Origin, proxyTo, type RequestOptions } from './helpers.js';
 
 const URL = 'http://www.example.com/page';
 
@@ -103,6 +103,27 @@ describe('edge cache phase', () => {
     await eventually(() => stored.length === 4);
     const otherWorker = await get(phaseWith(), config, URL, fr);
     expect([otherWorker.body, otherWorker.ctx.cacheStatus]).to.deep.equal(['lang fr', 'HIT']);
+  });
+
+  it('keys a Vary: X-Forwarded-Proto object on the scheme the origin was told, not on the client\'s header', async () => {
+    // The origin redirects http to https and says so with Vary; the edge forwards as it does in production.
+    origin.handle((req, res) => {
+      const secure = req.headers['x-forwarded-proto'] === 'https';
+      res.writeHead(secure ? 200 : 301, { vary: 'X-Forwarded-Proto', 'cache-control': 'max-age=3600', ...(secure ? {} : { location: 'https://www.example.com/page' }) });
+      res.end(secure ? 'secure' : 'moved');
+    });
+    const fetchOrigin = proxyTo(() => origin.port, forwardedHeaders);
+    const phase = phaseWith({ fetchOrigin });
+    const config = configWith();
+    const plain = await get(phase, config);
+    expect([plain.ctx.response?.status, plain.body]).to.deep.equal([301, 'moved']);
+    // A client claiming https over http gets the http answer, and stores nothing under https.
+    const claimed = await get(phase, config, URL, { headers: { 'x-forwarded-proto': 'https' } });
+    expect([claimed.ctx.response?.status, claimed.ctx.cacheStatus]).to.deep.equal([301, 'HIT']);
+    const secure = await get(phase, config, 'https://www.example.com/page', { scheme: 'https' });
+    expect([secure.ctx.response?.status, secure.body, secure.ctx.cacheStatus]).to.deep.equal([200, 'secure', 'MISS']);
+    expect((await get(phase, config, 'https://www.example.com/page', { scheme: 'https' })).ctx.cacheStatus).to.equal('HIT');
+    expect(origin.requests).to.equal(2);
   });
 
   it('makes one origin request for 100 concurrent misses of one key', async () => {
