@@ -160,5 +160,5 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 /** A stored object under `key` with a body of `bytes` bytes (fresh until `freshUntil`, default far ahead). */
 export function entry(key: string, bytes: number, fields: Partial<CacheEntry> = {}): CacheEntry {
   const forever = Date.now() + 3_600_000;
-  return { key, domainId: DOMAIN_ID, host: 'example.com', path: `/${key}`, query: '', status: 200, headers: {}, body: Buffer.alloc(bytes), storedAt: Date.now(), freshUntil: forever, swrUntil: forever, sieUntil: forever, vary: [], marker: false, ...fields };
+  return { key, domainId: DOMAIN_ID, host: 'example.com', path: `/${key}`, query: '', status: 200, headers: {}, originFreshness: {}, body: Buffer.alloc(bytes), storedAt: Date.now(), fetchedAt: Date.now(), freshUntil: forever, swrUntil: forever, sieUntil: forever, vary: [], marker: false, ...fields };
 }
