@@ -107,7 +107,7 @@ export function originSaw(ctx: RequestContext, name: string): string {
       return ctx.host;
   }
   const shield = ctx.domain?.originShield;
-  if (shield && name === shield.header_name.toLowerCase()) return shield.secret ? SHIELD_SECRET : '';
+  if (shield && name.length === shield.header_name.length && name === shield.header_name.toLowerCase()) return shield.secret ? SHIELD_SECRET : '';
   return headerValue(ctx.req.headers, name);
 }
 

@@ -6,11 +6,13 @@ import { resourceOf } from './types.js';
 
 /** How long a batch gathers before it goes (other workers drop their copies this much later, at most). */
 const BATCH_MS = 50;
-/** A batch this large goes at once: a message stays small whatever the rate. */
+/** A batch this large (resources, or characters of their names) goes at once: a message stays small whatever the rate. */
 const BATCH_RESOURCES = 1000;
+const BATCH_CHARS = 1024 * 1024;
 
 export class InvalidationBatch {
   private pending = new Map<string, Invalidation>();
+  private chars = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -23,9 +25,10 @@ export class InvalidationBatch {
     for (const invalidation of invalidations) {
       const resource = resourceOf(invalidation);
       const known = this.pending.get(resource);
+      if (!known) this.chars += resource.length;
       if (!known || known.at <= invalidation.at) this.pending.set(resource, invalidation);
     }
-    if (this.pending.size >= BATCH_RESOURCES) return this.flush();
+    if (this.pending.size >= BATCH_RESOURCES || this.chars >= BATCH_CHARS) return this.flush();
     if (this.pending.size > 0) this.timer ??= setTimeout(() => this.flush(), this.delayMs).unref();
   }
 
@@ -36,6 +39,7 @@ export class InvalidationBatch {
     if (this.pending.size === 0) return;
     const batch = [...this.pending.values()];
     this.pending = new Map();
+    this.chars = 0;
     this.send(batch);
   }
 }
