@@ -22,19 +22,23 @@ function paramName(param: string): string {
   }
 }
 
+// Parameters in order of their (decoded) name; the sort is stable, so repeated parameters keep
+// their order: an origin reading the first of ?a=1&a=2 must never get the answer meant for ?a=2&a=1.
+function byName(params: string[]): string[] {
+  const named = params.map((param) => ({ name: paramName(param), param }));
+  named.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  return named.map((entry) => entry.param);
+}
+
 function sortedQuery(query: string): string {
   if (query.indexOf('&') === -1) return query;
-  return query.split('&').sort().join('&');
+  return byName(query.split('&')).join('&');
 }
 
 function filteredQuery(query: string, names: readonly string[], keep: boolean): string {
   if (query === '') return '';
   const wanted = new Set(names);
-  return query
-    .split('&')
-    .filter((param) => param !== '' && wanted.has(paramName(param)) === keep)
-    .sort()
-    .join('&');
+  return byName(query.split('&').filter((param) => param !== '' && wanted.has(paramName(param)) === keep)).join('&');
 }
 
 /** The query part of the key (of `query`, default the request's): the rule's query_strings mode when it has one, else the domain's query_string_mode (a page rule's cache_level basic ignores the query). */
@@ -81,9 +85,39 @@ export function cacheKey(ctx: RequestContext, rule: CacheRule | undefined, path 
   return key;
 }
 
-/** The key of one variant of an object that varies on `vary` (lower-case request header names). */
-export function variantKey(key: string, vary: readonly string[], headers: IncomingHttpHeaders): string {
+/** What stands in a variant key for the shield header the origin received: its secret never enters a key (nor a disk file). */
+const SHIELD_SECRET = '(shield secret)';
+
+/**
+ * The value of request header `name` (lower case) as the origin received it (origin/forward-headers.ts):
+ * for the headers the edge sets, the edge's value (X-Forwarded-Proto the scheme, X-Forwarded-For the
+ * client address, Host and X-Forwarded-Host the normalised host, the shield header its secret), never
+ * the client's. Host stands for itself even where an origin has a host_header: that is one fixed
+ * value per origin, and the key already holds the host. For the rest the request's value (request-header rules already applied). CDN-Loop is
+ * the client's list, to which the edge appends its own constant pseudonym, so it names what the origin saw.
+ */
+export function originSaw(ctx: RequestContext, name: string): string {
+  switch (name) {
+    case 'x-forwarded-proto':
+      return ctx.scheme;
+    case 'x-forwarded-for':
+      return ctx.clientIp;
+    case 'host':
+    case 'x-forwarded-host':
+      return ctx.host;
+  }
+  const shield = ctx.domain?.originShield;
+  if (shield && name.length === shield.header_name.length && name === shield.header_name.toLowerCase()) return shield.secret ? SHIELD_SECRET : '';
+  return headerValue(ctx.req.headers, name);
+}
+
+/**
+ * The key of the variant of an object varying on `vary` (lower-case request header names) that
+ * answers `ctx`: the values the origin received for those headers (originSaw), so a response made
+ * for one scheme or client address is never served for another.
+ */
+export function variantKey(key: string, vary: readonly string[], ctx: RequestContext): string {
   let variant = `${key}\nvary`;
-  for (const name of vary) variant += `\n${name}=${bounded(headerValue(headers, name))}`;
+  for (const name of vary) variant += `\n${name}=${bounded(originSaw(ctx, name))}`;
   return variant;
 }

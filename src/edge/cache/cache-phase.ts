@@ -12,6 +12,7 @@ import { parseCacheControl } from './cache-control.js';
 import { cacheKey, variantKey } from './cache-key.js';
 import { deliver } from './deliver.js';
 import { CacheStorage, type StoreJob } from './cache-storage.js';
+import { Coalescing, NOTHING, type Outcome, type Settle } from './coalescing.js';
 import { releaseBody, type StoredBody } from './disk-body.js';
 import type { DiskTier } from './disk-tier.js';
 import { bypassReason, decideFreshness, type Freshness } from './freshness.js';
@@ -20,7 +21,7 @@ import type { MemoryTier } from './memory-tier.js';
 import { purgedSinceStored } from './purge.js';
 import { PurgeLog } from './purge-log.js';
 import { updatedHeaders, validatorsOf } from './revalidation.js';
-import { entriesFor, storedHeaders } from './stored-entry.js';
+import { entriesFor, originHeadersOf, type FetchTimes } from './stored-entry.js';
 import { discardBody, storeUnread, teeForStore } from './tee.js';
 import type { CacheEntry, CacheRule } from './types.js';
 
@@ -36,8 +37,8 @@ export type CachePhaseOptions = {
    * `detached`: a background refresh, which must go on when the client that triggered it leaves.
    */
   fetchOrigin: (ctx: RequestContext, options?: OriginFetchOptions) => Promise<EdgeResponse>;
-  /** Called after each disk write, to tell the primary's DiskCacheIndex. */
-  onStored: (file: string, size: number) => void;
+  /** Called after each disk write, to tell the primary's DiskCacheIndex (`resource`: resourceOf the object). */
+  onStored: (file: string, size: number, resource: string) => void;
   now?: () => number;
   /** CDN_EDGE_CACHE_MAX_OBJECT_BYTES. */
   maxObjectBytes?: number;
@@ -47,18 +48,14 @@ export type CachePhaseOptions = {
   purges?: PurgeLog;
   /** Fills writing to disk at once in this worker (default 64); a fill past it is not stored. */
   maxDiskFills?: number;
-  /** The resources invalidated lately (invalidation.ts): older disk objects of them are not served. */
+  /** The resources invalidated lately (invalidation.ts): older disk objects of them are not served, fills they overtook not stored. */
   invalidations?: InvalidationLog;
+  /** How long a request waits for another's fetch of its key (default LOCK_TIMEOUT_MS, 5 s). */
+  lockTimeoutMs?: number;
 };
 
-/** How a fetch others waited for ended. */
-type Outcome = 'stored' | 'not_stored' | 'failed';
-type Settle = (outcome: Outcome) => void;
-
-/** After a key's response was not storable, requests for it stop waiting for each other this long. */
-const NO_COALESCE_MS = 10_000;
-const NO_COALESCE_KEYS = 10_000;
-const NOTHING: Settle = () => {};
+/** How a fetch goes: `may-wait` for another request's fetch of the key; `own` (it waited already) fetches and may store; `uncached` fetches and stores nothing. */
+type FetchMode = 'may-wait' | 'own' | 'uncached';
 
 // Only a plain GET may fill the cache: HEAD has no body, Range a part, and conditionals may get a 304.
 function mayFill(ctx: RequestContext): boolean {
@@ -81,17 +78,26 @@ class CachePhase implements Phase {
   private readonly purges: PurgeLog;
   private readonly storage: CacheStorage;
   private readonly invalidations: InvalidationLog;
-  private readonly inflight = new Map<string, Promise<Outcome>>();
-  private readonly noCoalesceUntil = new Map<string, number>();
+  private readonly coalescing: Coalescing;
 
   constructor(private readonly options: CachePhaseOptions) {
     this.memory = options.memory;
     this.disk = options.disk;
     this.now = options.now ?? Date.now;
     this.purges = options.purges ?? new PurgeLog();
-    const onError = (error: unknown): void => options.onError?.(error);
-    this.storage = new CacheStorage({ memory: this.memory, disk: this.disk, purges: this.purges, onStored: options.onStored, onError, maxObjectBytes: options.maxObjectBytes, maxDiskFills: options.maxDiskFills });
     this.invalidations = options.invalidations ?? new InvalidationLog();
+    this.coalescing = new Coalescing(this.now, options.lockTimeoutMs);
+    const onError = (error: unknown): void => options.onError?.(error);
+    this.storage = new CacheStorage({
+      memory: this.memory,
+      disk: this.disk,
+      purges: this.purges,
+      invalidations: this.invalidations,
+      onStored: options.onStored,
+      onError,
+      maxObjectBytes: options.maxObjectBytes,
+      maxDiskFills: options.maxDiskFills,
+    });
   }
 
   run(ctx: RequestContext): boolean | Promise<boolean> {
@@ -115,21 +121,21 @@ class CachePhase implements Phase {
   private fromMemory(key: string, ctx: RequestContext): CacheEntry | undefined {
     const entry = this.memory.get(key);
     if (entry === undefined || !entry.marker) return entry;
-    return this.memory.get(variantKey(key, entry.vary, ctx.req.headers));
+    return this.memory.get(variantKey(key, entry.vary, ctx));
   }
 
   private async slowPath(ctx: RequestContext, rule: CacheRule | undefined, key: string): Promise<boolean> {
     // A key whose last answer could not be stored (no-store, private…) is not looked for on disk: it is not there.
-    if (this.coalescingOff(key)) return this.fetch(ctx, rule, key, undefined, true);
+    if (this.coalescing.off(key)) return this.fetch(ctx, rule, key, undefined, 'may-wait');
     const entry = await this.lookup(key, ctx);
     try {
       const now = this.now();
       if (entry && now < entry.freshUntil) return this.serve(ctx, entry, 'HIT', now);
       if (entry && now < entry.swrUntil) {
-        this.refreshInBackground(ctx, rule, key);
+        this.refreshInBackground(ctx, rule, key, entry);
         return this.serve(ctx, entry, 'STALE', now);
       }
-      return await this.fetch(ctx, rule, key, entry, true);
+      return await this.fetch(ctx, rule, key, entry, 'may-wait');
     } finally {
       // A body left on disk stays open while a response or a store reads it, not longer.
       releaseBody(entry?.body);
@@ -145,7 +151,7 @@ class CachePhase implements Phase {
   private async lookup(key: string, ctx: RequestContext): Promise<CacheEntry | undefined> {
     const top = await this.lookupKey(key, ctx);
     if (!top?.marker) return top;
-    return this.lookupKey(variantKey(key, top.vary, ctx.req.headers), ctx);
+    return this.lookupKey(variantKey(key, top.vary, ctx), ctx);
   }
 
   // Memory first; the disk when memory has nothing fresh (another worker may have refreshed it), refilling memory.
@@ -175,15 +181,15 @@ class CachePhase implements Phase {
     return undefined;
   }
 
-  private async fetch(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry | undefined, mayWait: boolean): Promise<boolean> {
+  private async fetch(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry | undefined, mode: FetchMode): Promise<boolean> {
     const status: CacheStatus = stale ? 'EXPIRED' : 'MISS';
     ctx.cacheStatus = status;
-    const waiting = this.inflight.get(key);
-    const coalesce = !this.coalescingOff(key);
-    if (waiting && mayWait && coalesce) return this.follow(ctx, rule, key, stale, waiting, status);
-    const fill = mayFill(ctx);
-    const settle = fill && !waiting && coalesce ? this.claim(key) : NOTHING;
+    const waiting = this.coalescing.waiting(key);
+    if (waiting && mode === 'may-wait') return this.follow(ctx, rule, key, stale, waiting, status);
+    const fill = mode !== 'uncached' && mayFill(ctx);
+    const settle = fill ? this.coalescing.claim(key) : NOTHING;
     const purgesBefore = this.purges.position;
+    const fetchedAt = this.now();
     const conditional = fill ? validatorsOf(stale) : undefined;
     let response: EdgeResponse;
     try {
@@ -199,18 +205,21 @@ class CachePhase implements Phase {
       return this.serve(ctx, stale, 'STALE', this.now());
     }
     if (!fill) return this.pass(ctx, response, status);
-    if (conditional && stale && response.status === 304) return this.revalidated(ctx, rule, key, stale, response, settle, purgesBefore);
+    if (conditional && stale && response.status === 304) return this.revalidated(ctx, rule, key, stale, response, settle, purgesBefore, fetchedAt);
     try {
-      return this.fill(ctx, rule, key, response, status, settle, purgesBefore);
+      return this.fill(ctx, rule, key, response, status, settle, purgesBefore, fetchedAt);
     } catch (error) {
       settle('failed');
       throw error;
     }
   }
 
-  // A follower is served the object the leader stored; otherwise it fetches for itself.
+  // A follower is served the object the leader stored; otherwise it fetches for itself. A leader
+  // slower than the lock timeout (its client reads slowly) is not waited for: the follower fetches
+  // for itself and stores nothing, as nginx's proxy_cache_lock_timeout.
   private async follow(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry | undefined, waiting: Promise<Outcome>, status: CacheStatus): Promise<boolean> {
-    const outcome = await waiting;
+    const outcome = await this.coalescing.wait(waiting);
+    if (outcome === 'timeout') return this.fetch(ctx, rule, key, stale, 'uncached');
     if (outcome === 'stored') {
       const entry = await this.lookup(key, ctx);
       try {
@@ -219,28 +228,29 @@ class CachePhase implements Phase {
         releaseBody(entry?.body);
       }
     } else if (outcome === 'failed' && stale && this.now() < stale.sieUntil) return this.serve(ctx, stale, 'STALE', this.now());
-    return this.fetch(ctx, rule, key, stale, false);
+    return this.fetch(ctx, rule, key, stale, 'own');
   }
 
   // The origin confirmed the stored object (304): its headers are updated from the 304's, it is
   // stored again with a new freshness, and served (RFC 9111 §4.3.4).
-  private revalidated(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry, confirmation: EdgeResponse, settle: Settle, purgesBefore: number): true {
-    const fetchedAt = this.now();
-    const { fresh, entries } = this.confirmed(ctx, rule, key, stale, confirmation, fetchedAt);
+  private revalidated(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry, confirmation: EdgeResponse, settle: Settle, purgesBefore: number, fetchedAt: number): true {
+    const receivedAt = this.now();
+    const { fresh, entries } = this.confirmed(ctx, rule, key, stale, confirmation, { fetchedAt, receivedAt });
     if (fresh.store) void this.storage.store(entries, settle, purgesBefore);
     else {
       settle('not_stored');
-      this.stopCoalescing(key, fetchedAt);
+      this.coalescing.stop(key, receivedAt);
     }
-    return this.serve(ctx, entries[0], 'EXPIRED', fetchedAt);
+    return this.serve(ctx, entries[0], 'EXPIRED', receivedAt);
   }
 
-  // The stored object a 304 confirmed, with the 304's headers and the freshness they give.
-  private confirmed(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry, confirmation: EdgeResponse, fetchedAt: number): { fresh: Freshness; entries: CacheEntry[] } {
+  // The stored object a 304 confirmed, with the 304's headers and the freshness they give: decided
+  // from the origin's own Cache-Control and targeted fields, never the browser's (RFC 9111 §4.3.4).
+  private confirmed(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry, confirmation: EdgeResponse, times: FetchTimes): { fresh: Freshness; entries: CacheEntry[] } {
     discardBody(confirmation.body);
-    const headers = updatedHeaders(stale.headers, confirmation.headers);
-    const fresh = this.freshness(ctx, rule, { status: stale.status, headers, body: null }, fetchedAt);
-    return { fresh, entries: entriesFor(ctx, key, stale.status, storedHeaders(headers, fresh, stale.body.length), stale.body, fresh, fetchedAt) };
+    const headers = updatedHeaders(originHeadersOf(stale), confirmation.headers);
+    const fresh = this.freshness(ctx, rule, { status: stale.status, headers, body: null }, times.receivedAt);
+    return { fresh, entries: entriesFor(ctx, key, stale.status, headers, stale.body, stale.body.length, fresh, times) };
   }
 
   private pass(ctx: RequestContext, response: EdgeResponse, status: CacheStatus): true {
@@ -251,16 +261,16 @@ class CachePhase implements Phase {
   }
 
   // Sends the origin's response on and stores it once its body is complete, when it may be stored.
-  private fill(ctx: RequestContext, rule: CacheRule | undefined, key: string, response: EdgeResponse, status: CacheStatus, settle: Settle, purgesBefore: number): true {
-    const fetchedAt = this.now();
-    const fresh = this.freshness(ctx, rule, response, fetchedAt);
+  private fill(ctx: RequestContext, rule: CacheRule | undefined, key: string, response: EdgeResponse, status: CacheStatus, settle: Settle, purgesBefore: number, fetchedAt: number): true {
+    const receivedAt = this.now();
+    const fresh = this.freshness(ctx, rule, response, receivedAt);
     const declared = Number(response.headers['content-length'] ?? 0);
     if (!fresh.store || declared > this.storage.limit) {
       settle('not_stored');
-      this.stopCoalescing(key, fetchedAt);
+      this.coalescing.stop(key, receivedAt);
       return this.pass(ctx, response, status);
     }
-    const job = this.storeJob(ctx, key, response, fresh, fetchedAt, settle, purgesBefore);
+    const job = this.storeJob(ctx, key, response, fresh, { fetchedAt, receivedAt }, settle, purgesBefore);
     const body = response.body;
     const client: EdgeResponse = { status: response.status, headers: { ...response.headers }, body };
     if (fresh.clientCacheControl !== undefined) client.headers['cache-control'] = fresh.clientCacheControl;
@@ -268,7 +278,7 @@ class CachePhase implements Phase {
       void this.storage.storeWhole(body, job);
       return this.pass(ctx, client, status);
     }
-    const writer = this.storage.writer(response.headers['content-length'], job, () => this.stopCoalescing(key, fetchedAt));
+    const writer = this.storage.writer(response.headers['content-length'], job, () => this.coalescing.stop(key, receivedAt));
     // Every disk fill slot is taken: the response goes to the client as it came, not stored.
     if (!writer) {
       settle('not_stored');
@@ -278,9 +288,9 @@ class CachePhase implements Phase {
     return this.pass(ctx, client, status);
   }
 
-  // How the response fetched at `fetchedAt` for the request under `key` is stored.
-  private storeJob(ctx: RequestContext, key: string, response: EdgeResponse, fresh: Freshness, fetchedAt: number, settle: Settle, purgesBefore: number): StoreJob {
-    const entriesOf = (body: StoredBody, length: number): CacheEntry[] => entriesFor(ctx, key, response.status, storedHeaders(response.headers, fresh, length), body, fresh, fetchedAt);
+  // How the response fetched for the request under `key` is stored.
+  private storeJob(ctx: RequestContext, key: string, response: EdgeResponse, fresh: Freshness, times: FetchTimes, settle: Settle, purgesBefore: number): StoreJob {
+    const entriesOf = (body: StoredBody, length: number): CacheEntry[] => entriesFor(ctx, key, response.status, response.headers, body, length, fresh, times);
     return { entriesOf, settle, purgesBefore };
   }
 
@@ -291,66 +301,41 @@ class CachePhase implements Phase {
     return decideFreshness({ status: response.status, headers: response.headers, settings, rule, page: ctx.page, authorized: request.authorization !== undefined, requestNoStore, now });
   }
 
-  // One refresh per key; the stale object is served meanwhile.
-  private refreshInBackground(ctx: RequestContext, rule: CacheRule | undefined, key: string): void {
-    if (!mayFill(ctx) || this.inflight.has(key)) return;
-    const settle = this.claim(key);
+  // One refresh per key, revalidating the object being served (a Vary variant, or an object on disk
+  // only, whose file stays open until the refresh is done with it); it is served meanwhile.
+  private refreshInBackground(ctx: RequestContext, rule: CacheRule | undefined, key: string, stale: CacheEntry): void {
+    if (!mayFill(ctx) || this.coalescing.busy(key)) return;
+    const settle = this.coalescing.claim(key);
     const purgesBefore = this.purges.position;
-    const stale = this.memory.get(key);
-    const conditional = validatorsOf(stale?.marker ? undefined : stale);
+    const fetchedAt = this.now();
+    const conditional = validatorsOf(stale);
+    if (!Buffer.isBuffer(stale.body)) stale.body.retain();
     const refresh = async (): Promise<void> => {
       const response = await this.options.fetchOrigin(ctx, { detached: true, ...(conditional ? { conditional } : {}) });
-      const fetchedAt = this.now();
-      if (conditional && stale && response.status === 304) {
-        const { fresh, entries } = this.confirmed(ctx, rule, key, stale, response, fetchedAt);
+      const receivedAt = this.now();
+      if (conditional && response.status === 304) {
+        const { fresh, entries } = this.confirmed(ctx, rule, key, stale, response, { fetchedAt, receivedAt });
         return fresh.store ? this.storage.store(entries, settle, purgesBefore) : settle('not_stored');
       }
-      const fresh = this.freshness(ctx, rule, response, fetchedAt);
+      const fresh = this.freshness(ctx, rule, response, receivedAt);
       const body = response.body;
       if (!fresh.store || Number(response.headers['content-length'] ?? 0) > this.storage.limit) {
         discardBody(body);
         return settle('not_stored');
       }
-      const job = this.storeJob(ctx, key, response, fresh, fetchedAt, settle, purgesBefore);
+      const job = this.storeJob(ctx, key, response, fresh, { fetchedAt, receivedAt }, settle, purgesBefore);
       if (body === null || Buffer.isBuffer(body)) return this.storage.storeWhole(body, job);
       const writer = this.storage.writer(response.headers['content-length'], job, () => undefined);
       if (writer) return storeUnread(body, writer);
       discardBody(body);
       settle('not_stored');
     };
-    refresh().catch((error: unknown) => {
-      settle('failed');
-      this.options.onError?.(error);
-    });
-  }
-
-  /** Makes this request the one fetch of `key` others wait for; the returned function ends the wait (once). */
-  private claim(key: string): Settle {
-    let resolve!: (outcome: Outcome) => void;
-    const promise = new Promise<Outcome>((done) => (resolve = done));
-    this.inflight.set(key, promise);
-    let settled = false;
-    return (outcome) => {
-      if (settled) return;
-      settled = true;
-      if (this.inflight.get(key) === promise) this.inflight.delete(key);
-      resolve(outcome);
-    };
-  }
-
-  private coalescingOff(key: string): boolean {
-    const until = this.noCoalesceUntil.get(key);
-    if (until === undefined) return false;
-    if (this.now() < until) return true;
-    this.noCoalesceUntil.delete(key);
-    return false;
-  }
-
-  // An unstorable response would make every waiter fetch again after it: let them fetch at once for a while.
-  private stopCoalescing(key: string, now: number): void {
-    if (this.noCoalesceUntil.size >= NO_COALESCE_KEYS) this.noCoalesceUntil.delete(this.noCoalesceUntil.keys().next().value!);
-    this.noCoalesceUntil.delete(key);
-    this.noCoalesceUntil.set(key, now + NO_COALESCE_MS);
+    refresh()
+      .catch((error: unknown) => {
+        settle('failed');
+        this.options.onError?.(error);
+      })
+      .finally(() => releaseBody(stale.body));
   }
 }
 

@@ -8,6 +8,7 @@ import { encodeHeader } from './disk-format.js';
 import type { DiskSpool, StoredFile } from './disk-spool.js';
 import type { DiskTier } from './disk-tier.js';
 import { FillLimits, FillWriter, type Filled } from './fill-writer.js';
+import type { InvalidationLog } from './invalidation-log.js';
 import type { MemoryTier } from './memory-tier.js';
 import type { PurgeLog } from './purge-log.js';
 import type { CacheEntry } from './types.js';
@@ -32,8 +33,10 @@ export type CacheStorageOptions = {
   memory: MemoryTier;
   disk: DiskTier | null;
   purges: PurgeLog;
+  /** Invalidations by unsafe methods: a fill one overtook is not stored. */
+  invalidations: InvalidationLog;
   /** Called after each disk write, to tell the primary's DiskCacheIndex. */
-  onStored: (file: string, size: number) => void;
+  onStored: (file: string, size: number, resource: string) => void;
   onError: (error: unknown) => void;
   /** CDN_EDGE_CACHE_MAX_OBJECT_BYTES. */
   maxObjectBytes?: number;
@@ -63,10 +66,10 @@ export class CacheStorage {
 
   /**
    * Stores `entries` (their body in memory, or still in its file: an object a 304 confirmed);
-   * nothing when a purge applied since the fetch began covers it. Never rejects.
+   * nothing when a purge or an invalidation since the fetch began covers it. Never rejects.
    */
   async store(entries: CacheEntry[], settle: (outcome: StoreOutcome) => void, purgesBefore: number): Promise<void> {
-    if (this.options.purges.coversSince(purgesBefore, entries[0])) return settle('not_stored');
+    if (this.overtaken(entries[0], purgesBefore)) return settle('not_stored');
     // A body in its file stays open until it is copied.
     const body = entries[0].body;
     if (!Buffer.isBuffer(body)) body.retain();
@@ -121,7 +124,7 @@ export class CacheStorage {
   private async storeFilled(filled: Filled, job: StoreJob): Promise<void> {
     if ('body' in filled) return this.storeWhole(filled.body, job);
     const [object, ...markers] = job.entriesOf(NO_BODY, filled.length);
-    if (this.options.purges.coversSince(job.purgesBefore, object)) return job.settle('not_stored');
+    if (this.overtaken(object, job.purgesBefore)) return job.settle('not_stored');
     try {
       this.noteStored(await filled.spool.commit(object));
       for (const marker of markers) {
@@ -135,7 +138,12 @@ export class CacheStorage {
     }
   }
 
-  private noteStored({ file, size }: StoredFile): void {
-    this.options.onStored(file, size);
+  // A purge applied or an invalidation recorded since the fetch of `object` began may have removed what it fetched.
+  private overtaken(object: CacheEntry, purgesBefore: number): boolean {
+    return this.options.purges.coversSince(purgesBefore, object) || this.options.invalidations.overtook(object, object.fetchedAt);
+  }
+
+  private noteStored({ file, size, resource }: StoredFile): void {
+    this.options.onStored(file, size, resource);
   }
 }

@@ -1,7 +1,9 @@
 // The file format of the disk tier: "CDNC", a 32-bit big-endian header length,
 // the JSON header (padded with spaces when it was written after the body), then
 // the body. One file per object, named by the SHA-256 of its key under a
-// two-hex-digit folder.
+// two-hex-digit folder. The header's `format` says which fields it has: a file
+// of an older format is not served (a miss; the worker that reads it removes it),
+// but its purge identity is still read, so purges and sweeps find it.
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import type { StoredBody } from './disk-body.js';
@@ -11,11 +13,14 @@ const MAGIC = Buffer.from('CDNC');
 const PREFIX = 8;
 /** A header above this is not ours (keys are bounded, headers are origin headers). */
 const MAX_HEADER_BYTES = 1024 * 1024;
+/** The header format written now: 2 added `format`, `fetched_at` and `origin_freshness`. */
+const FORMAT = 2;
 
 /** A stored object's name relative to the cache folder: `ab/ab12…` (64 hex digits). */
 export const FILE_NAME = /^[0-9a-f]{2}\/[0-9a-f]{64}$/;
 
 type Header = {
+  format?: number;
   key: string;
   domain_id: string;
   host: string;
@@ -23,7 +28,9 @@ type Header = {
   query: string;
   status: number;
   headers: CacheEntry['headers'];
+  origin_freshness: CacheEntry['originFreshness'];
   stored_at: number;
+  fetched_at: number;
   fresh_until: number;
   swr_until: number;
   sie_until: number;
@@ -40,6 +47,7 @@ export function fileNameOf(key: string): string {
 /** The JSON header describing `entry` (everything but its body). */
 function headerOf(entry: CacheEntry): Header {
   return {
+    format: FORMAT,
     key: entry.key,
     domain_id: entry.domainId,
     host: entry.host,
@@ -47,7 +55,9 @@ function headerOf(entry: CacheEntry): Header {
     query: entry.query,
     status: entry.status,
     headers: entry.headers,
+    origin_freshness: entry.originFreshness,
     stored_at: entry.storedAt,
+    fetched_at: entry.fetchedAt,
     fresh_until: entry.freshUntil,
     swr_until: entry.swrUntil,
     sie_until: entry.sieUntil,
@@ -110,7 +120,12 @@ export async function readHeader(handle: FileHandle): Promise<FileHeader | undef
   return header && { header, bodyOffset: PREFIX + length };
 }
 
-/** The entry a file's header and body make. */
+/** True when a file's header has every field of the current format (an older file is not served). */
+export function isCurrent(header: Header): boolean {
+  return header.format === FORMAT && typeof header.fetched_at === 'number' && typeof header.origin_freshness === 'object' && header.origin_freshness !== null;
+}
+
+/** The entry a file's header (of the current format: isCurrent) and body make. */
 export function entryOf(header: Header, body: StoredBody): CacheEntry {
   return {
     key: header.key,
@@ -120,8 +135,10 @@ export function entryOf(header: Header, body: StoredBody): CacheEntry {
     query: header.query,
     status: header.status,
     headers: header.headers,
+    originFreshness: header.origin_freshness,
     body,
     storedAt: header.stored_at,
+    fetchedAt: header.fetched_at,
     freshUntil: header.fresh_until,
     swrUntil: header.swr_until,
     sieUntil: header.sie_until,

@@ -6,10 +6,10 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeHeader, fileNameOf } from './disk-format.js';
-import type { CacheEntry } from './types.js';
+import { resourceOf, type CacheEntry } from './types.js';
 
-/** Where a stored object went: its file name relative to the cache folder, and its size, for the primary's index. */
-export type StoredFile = { file: string; size: number };
+/** Where a stored object went, for the primary's index: its file name relative to the cache folder, its size and its resource (resourceOf). */
+export type StoredFile = { file: string; size: number; resource: string };
 
 async function writeAll(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
   let written = 0;
@@ -50,7 +50,7 @@ export class DiskSpool {
     await mkdir(join(this.dir, file.slice(0, 2)), { recursive: true });
     await rename(this.temp, join(this.dir, file));
     this.state = 'committed';
-    return { file, size: this.room + this.written };
+    return { file, size: this.room + this.written, resource: resourceOf(entry) };
   }
 
   /** Removes the temp file (nothing once committed); never fails. */

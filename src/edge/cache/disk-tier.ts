@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DiskBody } from './disk-body.js';
-import { encodeEntry, encodeHeader, entryOf, fileNameOf, readHeader } from './disk-format.js';
+import { encodeEntry, encodeHeader, entryOf, fileNameOf, isCurrent, readHeader } from './disk-format.js';
 import { DiskSpool, type StoredFile } from './disk-spool.js';
-import type { CacheEntry } from './types.js';
+import { resourceOf, type CacheEntry } from './types.js';
 
 /** The folder of unfinished writes inside the cache folder. */
 export const TEMP_FOLDER = 'tmp';
@@ -57,7 +57,8 @@ export class DiskTier {
     try {
       const read = await readHeader(handle);
       const length = (await handle.stat()).size - (read?.bodyOffset ?? 0);
-      if (!read || length < 0) {
+      // An unreadable file, or one of an older format (a miss), is removed.
+      if (!read || length < 0 || !isCurrent(read.header)) {
         await rm(file, { force: true });
         return undefined;
       }
@@ -89,7 +90,7 @@ export class DiskTier {
       await rm(temp, { force: true });
       throw error;
     }
-    return { file, size: bytes.length };
+    return { file, size: bytes.length, resource: resourceOf(entry) };
   }
 
   /** A temp file for a body streamed in as it arrives, with `room` bytes kept for its header (see DiskSpool). */

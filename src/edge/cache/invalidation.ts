@@ -9,19 +9,17 @@
 // The worker that sees the response invalidates before the response leaves (a
 // POST-redirect-GET on the same connection never sees the old object): its
 // memory tier, its fills under way, and its reads of the shared disk tier (an
-// older disk object of the resource is refused). It tells the primary, which
-// passes the invalidation to every worker at once and then removes the files
-// from the disk tier.
+// older disk object of the resource is refused). It tells the primary in batches
+// (invalidation-batch.ts), which passes them to every other worker and then
+// removes the files from the disk tier (primary/invalidation-sweeper.ts).
 import type { RequestContext } from '../pipeline/context.js';
 import { normaliseHost } from '../../shared/request-host.js';
 import { normalisePath } from '../../shared/request-path.js';
 import type { Phase } from '../pipeline/phase.js';
 import type { ResponseHeaders } from '../pipeline/response.js';
 import { headerText } from './cache-control.js';
-import type { InvalidationLog } from './invalidation-log.js';
+import type { Invalidation, InvalidationLog } from './invalidation-log.js';
 import type { MemoryTier } from './memory-tier.js';
-import type { PurgeMatcher } from './purge.js';
-import type { PurgeLog } from './purge-log.js';
 import { resourceOf, type PurgeTarget } from './types.js';
 
 /** One resource to invalidate (the query is that of the URI that named it; every query of the path goes). */
@@ -58,31 +56,24 @@ export function invalidatedTargets(ctx: RequestContext, status: number, headers:
   return targets;
 }
 
-/** The matcher of a set of invalidated resources (for the purge log and the disk index). */
-export function invalidationMatcher(targets: readonly InvalidationTarget[]): PurgeMatcher {
-  const resources = new Set(targets.map(resourceOf));
-  return (target) => resources.has(resourceOf(target));
-}
-
-export type LocalCache = { memory: MemoryTier; purges: PurgeLog; invalidations: InvalidationLog };
+export type LocalCache = { memory: MemoryTier; invalidations: InvalidationLog };
 
 /**
- * Invalidates resources in one worker: removes them from its memory tier, records them in its purge
- * log (fills under way do not store them back) and its invalidation log (disk objects stored before
- * are refused until the primary has swept them); returns how many memory objects went.
+ * Invalidates resources in one worker: removes them from its memory tier and records them in its
+ * invalidation log (fills under way do not store them back; disk objects fetched before are refused
+ * until the primary has swept them); returns how many memory objects went.
  */
-export function invalidateLocally(targets: readonly InvalidationTarget[], cache: LocalCache, now: number): number {
-  if (targets.length === 0) return 0;
-  cache.purges.record([invalidationMatcher(targets)]);
-  cache.invalidations.record(targets, now);
+export function invalidateLocally(invalidations: readonly Invalidation[], cache: LocalCache, now: number): number {
+  if (invalidations.length === 0) return 0;
+  cache.invalidations.record(invalidations, now);
   let removed = 0;
-  for (const target of targets) removed += cache.memory.deleteResource(resourceOf(target));
+  for (const invalidation of invalidations) removed += cache.memory.deleteResource(resourceOf(invalidation));
   return removed;
 }
 
 export type InvalidationPhaseOptions = LocalCache & {
-  /** Tells the primary, which tells the other workers and sweeps the disk tier. */
-  notify: (targets: InvalidationTarget[]) => void;
+  /** Tells the primary (through an InvalidationBatch), which tells the other workers and sweeps the disk tier. */
+  notify: (invalidations: Invalidation[]) => void;
   now?: () => number;
 };
 
@@ -101,8 +92,10 @@ export function createInvalidationPhase(options: InvalidationPhaseOptions): Phas
       if (!response || SAFE_METHODS.has(ctx.method) || !ctx.domain?.cache.caching_enabled) return false;
       const targets = invalidatedTargets(ctx, response.status, response.headers);
       if (targets.length === 0) return false;
-      invalidateLocally(targets, options, now());
-      options.notify(targets);
+      const at = now();
+      const invalidations = targets.map((target) => ({ ...target, at }));
+      invalidateLocally(invalidations, options, at);
+      options.notify(invalidations);
       return false;
     },
   };

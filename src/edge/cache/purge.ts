@@ -89,17 +89,18 @@ export function applyPurges(purges: readonly SnapshotPurge[], memory: MemoryTier
 }
 
 /**
- * True when a purge of the active config covers an object stored before it was
- * created. Checked on disk reads, so an object the primary has not removed yet
- * is never served or copied back into memory. created_at is in whole seconds:
- * an object stored in the purge's own second counts as older.
+ * True when a purge of the active config covers an object fetched before it was
+ * created (when the edge asked the origin, not that less the origin's Age: a
+ * refill after the purge stays). Checked on disk reads, so an object the primary
+ * has not removed yet is never served or copied back into memory. created_at is
+ * in whole seconds: an object fetched in the purge's own second counts as older.
  */
 export function purgedSinceStored(entry: CacheEntry, config: ActiveConfig): boolean {
   if (config.purges.length === 0) return false;
   const matchers = compiledPurges.get(config) ?? compileAll(config);
   for (let i = 0; i < config.purges.length; i++) {
     const purge = config.purges[i];
-    if (purge.domain_id === entry.domainId && entry.storedAt < (purge.created_at + 1) * 1000 && matchers[i](entry)) return true;
+    if (purge.domain_id === entry.domainId && entry.fetchedAt < (purge.created_at + 1) * 1000 && matchers[i](entry)) return true;
   }
   return false;
 }

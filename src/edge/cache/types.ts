@@ -27,7 +27,7 @@ export type CacheRule = SnapshotRule & {
 /**
  * One stored object. Times are wall-clock ms. A `marker` carries no body: it
  * says the object under this key varies on the request headers in `vary`, and
- * the variants live under `variantKey(key, vary, request headers)`.
+ * the variants live under `variantKey(key, vary, ctx)` (the values the origin received).
  */
 export type CacheEntry = {
   key: string;
@@ -37,12 +37,24 @@ export type CacheEntry = {
   /** The query the object was fetched with (raw), for purges. */
   query: string;
   status: number;
-  /** Headers the client gets (hop-by-hop, Set-Cookie and Age removed; Content-Length set). */
+  /**
+   * Headers the client gets, ready to send: the origin's less hop-by-hop ones, Set-Cookie, Age, the
+   * software-naming ones hygiene removes and the targeted fields the edge is a target of; the
+   * client's Cache-Control; the real Content-Length. Delivery copies them and only adds fields.
+   */
   headers: ResponseHeaders;
+  /**
+   * The origin's own freshness fields, which `headers` does not carry as sent: its Cache-Control
+   * (absent when it sent none) and the targeted fields (RFC 9213) the edge is a target of. A
+   * revalidation decides the new freshness from them (originHeadersOf), never from the browser's.
+   */
+  originFreshness: ResponseHeaders;
   /** Whole in memory; in its disk file (a DiskBody) only for an object read from disk that is too large for the memory tier. */
   body: StoredBody;
-  /** When the object was fetched, less the age the origin reported. */
+  /** When the object was fetched, less the age the origin reported: what its Age counts from. */
   storedAt: number;
+  /** When the edge sent the request that fetched (or last revalidated) it: invalidations and purges compare against this. */
+  fetchedAt: number;
   freshUntil: number;
   swrUntil: number;
   sieUntil: number;
@@ -62,8 +74,13 @@ export function resourceOf(target: PurgeTarget): string {
 /** Bytes an entry is charged in a tier: body, key and headers, plus a fixed overhead. */
 export function entrySize(entry: CacheEntry): number {
   let size = 256 + entry.key.length + entry.body.length;
-  for (const name in entry.headers) {
-    const value = entry.headers[name];
+  return size + headersSize(entry.headers) + headersSize(entry.originFreshness);
+}
+
+function headersSize(headers: ResponseHeaders): number {
+  let size = 0;
+  for (const name in headers) {
+    const value = headers[name];
     size += name.length + (typeof value === 'string' ? value.length : value.join('').length);
   }
   return size;

@@ -1,8 +1,7 @@
 import type { Phase } from './phase.js';
 
-// Headers that name software and its version, and hop-by-hop headers of the
-// origin's connection, which must not reach the client.
-const REMOVED = ['server', 'x-powered-by', 'x-aspnet-version', 'x-aspnetmvc-version', 'x-runtime', 'x-generator', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'];
+/** Headers that name software and its version, and hop-by-hop headers of the origin's connection, which must not reach the client (the cache strips them before storing). */
+export const REMOVED_RESPONSE_HEADERS: readonly string[] = ['server', 'x-powered-by', 'x-aspnet-version', 'x-aspnetmvc-version', 'x-runtime', 'x-generator', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'];
 
 /**
  * hygiene (response phase, always runs last): removes the Server header and
@@ -16,7 +15,7 @@ export const hygienePhase: Phase = {
   run(ctx) {
     const headers = ctx.response!.headers;
     if (headers.connection === 'close') ctx.res.shouldKeepAlive = false;
-    for (let index = 0; index < REMOVED.length; index++) if (headers[REMOVED[index]] !== undefined) delete headers[REMOVED[index]];
+    for (let index = 0; index < REMOVED_RESPONSE_HEADERS.length; index++) if (headers[REMOVED_RESPONSE_HEADERS[index]] !== undefined) delete headers[REMOVED_RESPONSE_HEADERS[index]];
     headers['x-request-id'] = ctx.requestId;
     return false;
   },

@@ -34,7 +34,10 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   const workerDrops = { usage: 0, security: 0, observations: 0 };
   const purges = new PurgeCoordinator(config.edgeDataDir);
   const disk = new DiskCacheIndex(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes);
-  const sweeper = new InvalidationSweeper(disk, (error) => logger.warn({ err: error }, 'disk cache invalidation failed'));
+  const sweeper = new InvalidationSweeper(disk, {
+    onError: (error) => logger.warn({ err: error }, 'disk cache invalidation failed'),
+    onDropped: (count) => logger.warn({ dropped: count }, 'disk cache invalidation queue full: the oldest resources were not swept'),
+  });
   const workerVersions = new Map<number, number>();
   const reloadWaiters: { worker: Worker; id: number }[] = [];
   let current: Current | undefined;
@@ -130,15 +133,15 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
         workerDrops.usage += message.dropped.usage;
         workerDrops.security += message.dropped.security;
         workerDrops.observations += message.dropped.observations;
-        for (const stored of message.stored) disk.noteStored(stored.file, stored.size);
+        for (const stored of message.stored) disk.noteStored(stored.file, stored.size, stored.resource);
         return;
       case 'drained':
         drained.get(worker.id)?.();
         return;
       case 'invalidate':
-        // The sender has invalidated its own cache already.
-        for (const other of Object.values(cluster.workers ?? {})) if (other && other !== worker) sendTo(other, { t: 'invalidate', targets: message.targets });
-        sweeper.add(message.targets);
+        // The sender has invalidated its own cache already; a batch goes on as one message per worker.
+        for (const other of Object.values(cluster.workers ?? {})) if (other && other !== worker) sendTo(other, { t: 'invalidate', invalidations: message.invalidations });
+        sweeper.add(message.invalidations);
         return;
       case 'reload':
         reloadWaiters.push({ worker, id: message.id });

@@ -15,6 +15,7 @@ import { buildWorkerPipeline } from './pipeline-assembly.js';
 import { ALLOWED_METHODS, dropClientClaims, isRefusal, parseRequestHead, type HeadRefusal, type RequestHead } from '../pipeline/request-head.js';
 import { hasRequestBody } from '../origin/forward-headers.js';
 import { TelemetryBuffer } from './telemetry-buffer.js';
+import { InvalidationBatch } from '../cache/invalidation-batch.js';
 
 const EDGE_PATHS = new Set(['/health', '/ready']);
 const RELOAD_PATH = '/__cdn_reload_config';
@@ -59,7 +60,8 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   let reloadIds = 0;
   const workers = config.edgeWorkers || 1;
   const telemetry = new TelemetryBuffer(Math.max(100, Math.ceil(config.edgeTelemetryQueueMaxItems / workers)), send);
-  const pipeline = await buildWorkerPipeline({ config, logger, telemetry, notifyInvalidation: (targets) => send({ t: 'invalidate', targets }) });
+  const invalidations = new InvalidationBatch((batch) => send({ t: 'invalidate', invalidations: batch }));
+  const pipeline = await buildWorkerPipeline({ config, logger, telemetry, notifyInvalidation: (batch) => invalidations.add(batch) });
   const nextId = requestIds();
   const endpoints = createEdgeEndpoints({
     requestId: nextId,
@@ -100,7 +102,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
       case 'probe':
         return pipeline.onProbe(message.observations);
       case 'invalidate':
-        return pipeline.onInvalidate(message.targets);
+        return pipeline.onInvalidate(message.invalidations);
       case 'drain':
         return void drain().then(() => send({ t: 'drained' }));
       case 'reload-result': {
@@ -204,7 +206,10 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
         resolve();
       });
       server.closeIdleConnections();
-    }).then(() => telemetry.flush());
+    }).then(() => {
+      invalidations.flush();
+      telemetry.flush();
+    });
     return draining;
   }
 

@@ -16,15 +16,15 @@ export type AgentStatusView = {
 export type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/telemetry-items.js';
 import type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/telemetry-items.js';
 import type { OriginObservation as ProbeObservation } from '../origin/observation.js';
-import type { InvalidationTarget } from '../cache/invalidation.js';
+import type { Invalidation } from '../cache/invalidation-log.js';
 
 export type ToWorker =
   | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string }
   | { t: 'status'; status: AgentStatusView }
   | { t: 'probe'; observations: ProbeObservation[] }
   | { t: 'reload-result'; id: number; result: Record<string, unknown> }
-  /** Resources a worker invalidated (an unsafe method's response, RFC 9111 §4.4): every worker drops them. */
-  | { t: 'invalidate'; targets: InvalidationTarget[] }
+  /** Resources a worker invalidated (an unsafe method's response, RFC 9111 §4.4), one batch: every worker drops them. */
+  | { t: 'invalidate'; invalidations: Invalidation[] }
   /** Shutdown: stop accepting, let requests in flight finish, send the last telemetry, then answer 'drained'. */
   | { t: 'drain' };
 
@@ -38,10 +38,10 @@ export type ToPrimary =
       security: SecurityEvent[];
       observations: OriginObservation[];
       dropped: { usage: number; security: number; observations: number };
-      stored: { file: string; size: number }[];
+      stored: { file: string; size: number; resource: string }[];
     }
   | { t: 'reload'; id: number }
-  /** This worker invalidated these resources: tell every worker, sweep the disk tier. */
-  | { t: 'invalidate'; targets: InvalidationTarget[] }
+  /** This worker invalidated these resources (a batch, one entry per resource): tell every worker, sweep the disk tier. */
+  | { t: 'invalidate'; invalidations: Invalidation[] }
   /** Sent after the worker's last telemetry message (IPC keeps order): the primary may now stop the agent. */
   | { t: 'drained' };

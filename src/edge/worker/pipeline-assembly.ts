@@ -6,8 +6,8 @@ import type { Config } from '../../config/load.js';
 import { createCachePhase } from '../cache/cache-phase.js';
 import { cacheHeaderPhase } from '../cache/cache-header-phase.js';
 import { DiskTier } from '../cache/disk-tier.js';
-import { createInvalidationPhase, invalidateLocally, type InvalidationTarget } from '../cache/invalidation.js';
-import { InvalidationLog } from '../cache/invalidation-log.js';
+import { createInvalidationPhase, invalidateLocally } from '../cache/invalidation.js';
+import { InvalidationLog, type Invalidation } from '../cache/invalidation-log.js';
 import { MemoryTier } from '../cache/memory-tier.js';
 import { applyPurges } from '../cache/purge.js';
 import { PurgeLog } from '../cache/purge-log.js';
@@ -53,8 +53,8 @@ export type WorkerPipeline = {
   onConfig(next: ActiveConfig, first: boolean): string[];
   /** Probe results from the primary. */
   onProbe(observations: OriginObservation[]): void;
-  /** Resources a worker invalidated (an unsafe method's response): dropped from this worker's cache. */
-  onInvalidate(targets: InvalidationTarget[]): void;
+  /** Resources another worker invalidated (an unsafe method's response): dropped from this worker's cache. */
+  onInvalidate(invalidations: Invalidation[]): void;
   /** A WebSocket (or other Upgrade) request: host, country and the security phases first, then the origin. */
   upgrade(ctx: RequestContext, socket: Socket, head: Buffer): void;
   close(): void;
@@ -65,7 +65,7 @@ type Deps = {
   logger: Logger;
   telemetry: TelemetryBuffer;
   /** Tells the primary about resources this worker invalidated. */
-  notifyInvalidation?: (targets: InvalidationTarget[]) => void;
+  notifyInvalidation?: (invalidations: Invalidation[]) => void;
 };
 
 // An answer decided before the tunnel exists (a block, a challenge, the 404 page) written on the raw socket.
@@ -95,13 +95,13 @@ export async function buildWorkerPipeline({ config, logger, telemetry, notifyInv
     memory,
     disk,
     fetchOrigin: (ctx, options) => fetcher.fetchOrigin(ctx, options),
-    onStored: (file, size) => telemetry.stored(file, size),
+    onStored: (file, size, resource) => telemetry.stored(file, size, resource),
     maxObjectBytes: config.edgeCacheMaxObjectBytes,
     onError: (error) => logger.warn({ err: error }, 'cache tier failure'),
     purges: purgeLog,
     invalidations,
   });
-  const invalidate = createInvalidationPhase({ memory, purges: purgeLog, invalidations, notify: notifyInvalidation ?? (() => undefined) });
+  const invalidate = createInvalidationPhase({ memory, invalidations, notify: notifyInvalidation ?? (() => undefined) });
   const challenge = challengePhase({ secret: config.edgeClearanceSecret!, ttlSeconds: config.edgeClearanceTtlSeconds });
   const log = createLogPhase(telemetry);
   const security = [ipRulesPhase, wafPhase, rateLimitPhase(), challenge];
@@ -132,7 +132,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry, notifyInv
       budget.retainOnly(new Set(next.domainsById.keys()));
       return fresh.map((purge) => purge.id);
     },
-    onInvalidate: (targets) => invalidateLocally(targets, { memory, purges: purgeLog, invalidations }, Date.now()),
+    onInvalidate: (batch) => invalidateLocally(batch, { memory, invalidations }, Date.now()),
     onProbe: (observations) => {
       for (const observation of observations) health.applyProbe(observation);
     },

@@ -16,7 +16,7 @@ export class TelemetryBuffer {
   private usageEvents: UsageEvent[] = [];
   private securityEvents: SecurityEvent[] = [];
   private observationList: OriginObservation[] = [];
-  private storedFiles: { file: string; size: number }[] = [];
+  private storedFiles: { file: string; size: number; resource: string }[] = [];
   private dropped = { usage: 0, security: 0, observations: 0 };
   private readonly budget: Record<Stream, number>;
   private readonly timer: NodeJS.Timeout;
@@ -52,8 +52,8 @@ export class TelemetryBuffer {
     if (this.take('observations')) this.observationList.push(observation);
   }
 
-  stored(file: string, size: number): void {
-    if (this.storedFiles.length < this.share) this.storedFiles.push({ file, size });
+  stored(file: string, size: number, resource: string): void {
+    if (this.storedFiles.length < this.share) this.storedFiles.push({ file, size, resource });
   }
 
   /** Sends what is buffered (called on the timer and before the worker exits). */

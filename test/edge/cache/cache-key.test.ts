@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { cacheKey, variantKey } from '../../../src/edge/cache/cache-key.js';
+import { cacheKey, originSaw, variantKey } from '../../../src/edge/cache/cache-key.js';
+import { compileActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { CacheRule } from '../../../src/edge/cache/types.js';
-import { configWith, contextFor } from './helpers.js';
+import { configWith, contextFor, snapshotWith } from './helpers.js';
 
 const rule = (cache_key: CacheRule['cache_key']): CacheRule => ({ id: 'r', name: 'r', priority: 0, match: {}, cache_key });
 
@@ -50,9 +51,48 @@ describe('edge cache key', () => {
     expect(key).to.match(/\n#[0-9a-f]{64}\n#[0-9a-f]{64}$/);
   });
 
+  it('keeps repeated parameters in their order when it sorts, whatever their spelling', () => {
+    const sorted = configWith({ cache: { query_string_mode: 'sort' } });
+    const key = (query: string, rule?: CacheRule) => cacheKey(contextFor(sorted, `http://example.com/x?${query}`), rule);
+    expect(key('debug=1&debug=0')).to.not.equal(key('debug=0&debug=1'));
+    expect(key('z=2&debug=1&debug=0')).to.match(/\ndebug=1&debug=0&z=2$/);
+    // %61 is `a` to an origin: the two spellings ask for different first values of `a`.
+    expect(key('a=1&%61=2')).to.not.equal(key('%61=2&a=1'));
+    const include = rule({ query_strings: { mode: 'include', names: ['id'] } });
+    expect(key('id=1&x=0&id=2', include)).to.match(/\nid=1&id=2$/);
+    expect(key('id=2&id=1', include)).to.not.equal(key('id=1&id=2', include));
+    const exclude = rule({ query_strings: { mode: 'exclude', names: ['utm'] } });
+    expect(key('z=1&utm=x&z=0', exclude)).to.match(/\nz=1&z=0$/);
+  });
+
   it('adds the values of the Vary headers to a variant key', () => {
-    const headers = { 'accept-encoding': 'gzip', 'accept-language': 'de' };
-    expect(variantKey('k', ['accept-encoding', 'accept-language'], headers)).to.equal('k\nvary\naccept-encoding=gzip\naccept-language=de');
-    expect(variantKey('k', ['accept-encoding'], {})).to.equal('k\nvary\naccept-encoding=');
+    const ctx = contextFor(config, 'http://example.com/', { headers: { 'accept-encoding': 'gzip', 'accept-language': 'de' } });
+    expect(variantKey('k', ['accept-encoding', 'accept-language'], ctx)).to.equal('k\nvary\naccept-encoding=gzip\naccept-language=de');
+    expect(variantKey('k', ['accept-encoding'], contextFor(config, 'http://example.com/'))).to.equal('k\nvary\naccept-encoding=');
+  });
+
+  it('keys a variant on the values the origin received for the headers the edge sets, not the client\'s', () => {
+    const spoofed = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-host': 'evil.test', host: 'evil.test' };
+    const http = contextFor(config, 'http://example.com/', { headers: spoofed });
+    const https = contextFor(config, 'https://example.com/', { scheme: 'https' });
+    expect(originSaw(http, 'x-forwarded-proto')).to.equal('http');
+    expect(originSaw(https, 'x-forwarded-proto')).to.equal('https');
+    expect(originSaw(http, 'x-forwarded-for')).to.equal('192.0.2.1');
+    expect(originSaw(http, 'x-forwarded-host')).to.equal('example.com');
+    expect(originSaw(http, 'host')).to.equal('example.com');
+    const vary = ['x-forwarded-proto'];
+    expect(variantKey('k', vary, http)).to.not.equal(variantKey('k', vary, https));
+    expect(variantKey('k', vary, http)).to.equal(variantKey('k', vary, contextFor(config, 'http://example.com/')));
+  });
+
+  it('keys a variant on the shield header without its secret, whatever the client sent', () => {
+    const snapshot = snapshotWith();
+    snapshot.domains[0].origin_shield = { header_name: 'X-Shield', secret: 'top-secret' };
+    const shielded = compileActiveConfig(snapshot, 1, 'checksum');
+    const forged = contextFor(shielded, 'http://example.com/', { headers: { 'x-shield': 'forged' } });
+    const plain = contextFor(shielded, 'http://example.com/');
+    expect(variantKey('k', ['x-shield'], forged)).to.equal(variantKey('k', ['x-shield'], plain));
+    expect(variantKey('k', ['x-shield'], plain)).to.not.include('top-secret');
+    expect(originSaw(contextFor(config, 'http://example.com/', { headers: { 'x-shield': 'sent' } }), 'x-shield')).to.equal('sent');
   });
 });

@@ -13,7 +13,7 @@ import { PurgeLog } from '../../../src/edge/cache/purge-log.js';
 import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { RequestContext } from '../../../src/edge/pipeline/context.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
-import { bodyOf, configWith, contextFor, DOMAIN_ID, eventually, Origin, proxyTo, type RequestOptions } from './helpers.js';
+import { bodyOf, configWith, contextFor, DOMAIN_ID, eventually, forwardedHeaders, Origin, proxyTo, type RequestOptions } from './helpers.js';
 
 const URL = 'http://www.example.com/page';
 
@@ -103,6 +103,27 @@ describe('edge cache phase', () => {
     await eventually(() => stored.length === 4);
     const otherWorker = await get(phaseWith(), config, URL, fr);
     expect([otherWorker.body, otherWorker.ctx.cacheStatus]).to.deep.equal(['lang fr', 'HIT']);
+  });
+
+  it('keys a Vary: X-Forwarded-Proto object on the scheme the origin was told, not on the client\'s header', async () => {
+    // The origin redirects http to https and says so with Vary; the edge forwards as it does in production.
+    origin.handle((req, res) => {
+      const secure = req.headers['x-forwarded-proto'] === 'https';
+      res.writeHead(secure ? 200 : 301, { vary: 'X-Forwarded-Proto', 'cache-control': 'max-age=3600', ...(secure ? {} : { location: 'https://www.example.com/page' }) });
+      res.end(secure ? 'secure' : 'moved');
+    });
+    const fetchOrigin = proxyTo(() => origin.port, forwardedHeaders);
+    const phase = phaseWith({ fetchOrigin });
+    const config = configWith();
+    const plain = await get(phase, config);
+    expect([plain.ctx.response?.status, plain.body]).to.deep.equal([301, 'moved']);
+    // A client claiming https over http gets the http answer, and stores nothing under https.
+    const claimed = await get(phase, config, URL, { headers: { 'x-forwarded-proto': 'https' } });
+    expect([claimed.ctx.response?.status, claimed.ctx.cacheStatus]).to.deep.equal([301, 'HIT']);
+    const secure = await get(phase, config, 'https://www.example.com/page', { scheme: 'https' });
+    expect([secure.ctx.response?.status, secure.body, secure.ctx.cacheStatus]).to.deep.equal([200, 'secure', 'MISS']);
+    expect((await get(phase, config, 'https://www.example.com/page', { scheme: 'https' })).ctx.cacheStatus).to.equal('HIT');
+    expect(origin.requests).to.equal(2);
   });
 
   it('makes one origin request for 100 concurrent misses of one key', async () => {
@@ -241,6 +262,76 @@ describe('edge cache phase', () => {
     expect([fresh.body, fresh.ctx.cacheStatus]).to.deep.equal(['kept', 'HIT']);
   });
 
+  it('revalidates in the background the Vary variant it serves stale', async () => {
+    origin.handle((req, res) => {
+      res.writeHead(200, { vary: 'Accept-Language', 'cache-control': 'max-age=10, stale-while-revalidate=60', etag: `"${req.headers['accept-language']}"` });
+      res.end(`lang ${req.headers['accept-language']}`);
+    });
+    const phase = phaseWith();
+    const config = configWith();
+    const de = { headers: { 'accept-language': 'de' } };
+    await get(phase, config, URL, de);
+    const asked: (string | undefined)[] = [];
+    origin.handle((req, res) => {
+      asked.push(req.headers['if-none-match']);
+      res.writeHead(304, { 'cache-control': 'max-age=10', etag: '"de"' }).end();
+    });
+    clock += 15_000;
+    expect((await get(phase, config, URL, de)).ctx.cacheStatus).to.equal('STALE');
+    await eventually(() => asked.length === 1 && stored.length === 4);
+    expect(asked).to.deep.equal(['"de"']);
+    const fresh = await get(phase, config, URL, de);
+    expect([fresh.body, fresh.ctx.cacheStatus]).to.deep.equal(['lang de', 'HIT']);
+  });
+
+  it('revalidates in the background an object it serves stale from disk only, keeping its file open', async () => {
+    const large = 'L'.repeat(4096);
+    origin.handle(answer(large, { 'cache-control': 'max-age=10, stale-while-revalidate=60', etag: '"big"' }));
+    const small = () => phaseWith({ memory: new MemoryTier(16 * 1024) });
+    const config = configWith();
+    await get(small(), config);
+    await eventually(() => stored.length === 1);
+    const asked: (string | undefined)[] = [];
+    origin.handle((req, res) => {
+      asked.push(req.headers['if-none-match']);
+      res.writeHead(304, { 'cache-control': 'max-age=10', etag: '"big"' }).end();
+    });
+    clock += 15_000;
+    const phase = small();
+    const stale = await get(phase, config);
+    expect([stale.ctx.cacheStatus, stale.body.length]).to.deep.equal(['STALE', large.length]);
+    await eventually(() => asked.length === 1 && stored.length === 2);
+    expect(asked).to.deep.equal(['"big"']);
+    const fresh = await get(phase, config);
+    expect([fresh.ctx.cacheStatus, fresh.body]).to.deep.equal(['HIT', large]);
+  });
+
+  it('stops waiting for a leader slower than the lock timeout and fetches for itself without storing', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    origin.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'max-age=60' });
+      res.write('slow ');
+      void released.then(() => res.end('leader'));
+      origin.handle(answer('follower', { 'cache-control': 'max-age=60' }));
+    });
+    const phase = phaseWith({ lockTimeoutMs: 200 });
+    const config = configWith();
+    const leader = contextFor(config, URL);
+    await phase.run(leader);
+    const started = Date.now();
+    const follower = await Promise.race([get(phase, config), new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 2000))]);
+    release();
+    expect(follower).to.not.equal('still waiting');
+    if (follower === 'still waiting') return;
+    expect([follower.body, follower.ctx.cacheStatus]).to.deep.equal(['follower', 'MISS']);
+    expect(Date.now() - started).to.be.below(1500);
+    expect((await bodyOf(leader.response)).toString()).to.equal('slow leader');
+    await eventually(() => stored.length === 1);
+    const next = await get(phase, config);
+    expect([next.body, next.ctx.cacheStatus]).to.deep.equal(['slow leader', 'HIT']);
+  });
+
   it('streams an object larger than the largest storable one and does not store it', async () => {
     const big = 'x'.repeat(64 * 1024);
     origin.handle((_req, res) => {
@@ -366,6 +457,15 @@ describe('edge cache phase', () => {
     const { phase, config } = await purgeDuringFetch('kept', '/other');
     await eventually(() => stored.length === 1);
     expect((await get(phase, config)).ctx.cacheStatus).to.equal('HIT');
+  });
+
+  it('serves a disk object fetched after a purge even when the origin reports an Age older than the purge', async () => {
+    origin.handle(answer('aged', { 'cache-control': 'max-age=600', age: '30' }));
+    const purged = configWith({ purges: [{ id: 'p1', domain_id: DOMAIN_ID, scope: 'everything', value: null, created_at: Math.floor(clock / 1000) - 10 }] });
+    await get(phaseWith(), purged);
+    await eventually(() => stored.length === 1);
+    const otherWorker = await get(phaseWith(), purged);
+    expect([otherWorker.body, otherWorker.ctx.cacheStatus, otherWorker.ctx.response?.headers.age]).to.deep.equal(['aged', 'HIT', '30']);
   });
 
   it('does not serve a disk object that a purge of the active config covers before the primary removed it', async () => {

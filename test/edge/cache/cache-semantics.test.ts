@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
+import v8 from 'node:v8';
 import { join } from 'node:path';
 import { cacheHeaderPhase } from '../../../src/edge/cache/cache-header-phase.js';
 import { createCachePhase, type CachePhaseOptions } from '../../../src/edge/cache/cache-phase.js';
@@ -11,6 +12,7 @@ import { DiskTier } from '../../../src/edge/cache/disk-tier.js';
 import { MemoryTier } from '../../../src/edge/cache/memory-tier.js';
 import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { RequestContext } from '../../../src/edge/pipeline/context.js';
+import { hygienePhase } from '../../../src/edge/pipeline/hygiene-phase.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
 import { bodyOf, configWith, contextFor, eventually, Origin, proxyTo, type RequestOptions } from './helpers.js';
 
@@ -158,6 +160,62 @@ describe('edge cache semantics (RFC 9111, RFC 9213)', () => {
       const lenient = await get(phase, config, { headers: { 'if-modified-since': '2026' } });
       expect(lenient.ctx.response?.status).to.equal(200);
       expect(origin.requests).to.equal(1);
+    });
+
+    it('decides freshness after a 304 from the origin\'s Expires, not from the browser Cache-Control', async () => {
+      const expiring = (status: number) => (_req: IncomingMessage, res: ServerResponse) => {
+        res.writeHead(status, { 'content-type': 'text/plain', etag: '"e"', date: new Date(clock).toUTCString(), expires: new Date(clock + 60_000).toUTCString() });
+        res.end(status === 200 ? 'expiring' : undefined);
+      };
+      origin.handle(expiring(200));
+      const config = configWith();
+      const first = await get(phaseWith(), config);
+      expect(first.ctx.response?.headers['cache-control']).to.equal('max-age=14400');
+      await eventually(() => stored === 1);
+      origin.handle(expiring(304));
+      clock += 61_000;
+      // Another worker: the origin's freshness fields come from the disk file.
+      const phase = phaseWith();
+      const revalidated = await get(phase, config);
+      expect([revalidated.body, revalidated.ctx.cacheStatus, revalidated.ctx.response?.headers['cache-control']]).to.deep.equal(['expiring', 'EXPIRED', 'max-age=14400']);
+      clock += 30_000;
+      expect((await get(phase, config)).ctx.cacheStatus).to.equal('HIT');
+      clock += 31_000;
+      expect((await get(phase, config)).ctx.cacheStatus).to.equal('EXPIRED');
+      expect(origin.requests).to.equal(3);
+    });
+
+    it('keeps the origin\'s max-age and must-revalidate after a 304 under a browser TTL', async () => {
+      origin.handle(answer('strict', { 'cache-control': 'max-age=60, must-revalidate', etag: '"m"' }));
+      const phase = phaseWith();
+      const config = configWith({ cache: { stale_if_error_seconds: 600 }, cacheRules: [{ action: 'cache', browser_ttl_seconds: 86_400 } as never] });
+      expect((await get(phase, config)).ctx.response?.headers['cache-control']).to.equal('max-age=86400');
+      origin.handle((_req, res) => res.writeHead(304, { etag: '"m"' }).end());
+      clock += 61_000;
+      const revalidated = await get(phase, config);
+      expect([revalidated.ctx.cacheStatus, revalidated.ctx.response?.headers['cache-control']]).to.deep.equal(['EXPIRED', 'max-age=86400']);
+      origin.handle((_req, res) => res.writeHead(503).end('down'));
+      clock += 61_000;
+      // must-revalidate: no stale object once the origin fails (RFC 9111 §4.2.4).
+      const failed = await get(phase, config);
+      expect([failed.ctx.response?.status, failed.ctx.cacheStatus]).to.deep.equal([503, 'EXPIRED']);
+    });
+
+    it('serves a fresh memory HIT without deleting a header, the targeted field and Server already gone', async () => {
+      v8.setFlagsFromString('--allow-natives-syntax');
+      const fastProperties = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean;
+      origin.handle(answer('lean', { 'cdn-cache-control': 'max-age=600', server: 'Apache/2.4.1', 'x-powered-by': 'PHP/8', 'cache-control': 'max-age=60' }));
+      const phase = phaseWith();
+      const config = configWith();
+      await get(phase, config);
+      const ctx = contextFor(config, URL);
+      expect(phase.run(ctx)).to.equal(true);
+      cacheHeaderPhase.run(ctx);
+      hygienePhase.run(ctx);
+      const headers = ctx.response!.headers;
+      expect([ctx.cacheStatus, headers['cache-control']]).to.deep.equal(['HIT', 'max-age=60']);
+      expect(headers).not.to.have.any.keys('cdn-cache-control', 'server', 'x-powered-by');
+      expect(fastProperties(headers)).to.equal(true);
     });
 
     it('revalidates with the stored ETag exactly as the origin sent it', async () => {

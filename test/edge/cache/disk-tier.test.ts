@@ -31,6 +31,31 @@ describe('edge cache disk tier', () => {
     expect(read?.vary).to.deep.equal(['accept-encoding']);
   });
 
+  it('keeps the origin\'s freshness fields and the fetch time in the file', async () => {
+    const tier = new DiskTier(dir, 1 << 20);
+    await tier.put(entry('k', 3, { originFreshness: { 'cache-control': 'max-age=60, must-revalidate', 'cdn-cache-control': 'max-age=600' }, fetchedAt: 1_700_000_000_123 }));
+    const read = await tier.get('k');
+    expect(read?.originFreshness).to.deep.equal({ 'cache-control': 'max-age=60, must-revalidate', 'cdn-cache-control': 'max-age=600' });
+    expect(read?.fetchedAt).to.equal(1_700_000_000_123);
+  });
+
+  it('treats a file of the older format as a miss and removes it, while purges still find it', async () => {
+    const old = { key: 'old', domain_id: DOMAIN_ID, host: 'example.com', path: '/old', query: '', status: 200, headers: { 'cache-control': 'max-age=14400' }, stored_at: 1, fresh_until: Date.now() + 60_000, swr_until: 0, sie_until: 0, vary: [], marker: false };
+    const json = Buffer.from(JSON.stringify(old));
+    const prefix = Buffer.alloc(8);
+    Buffer.from('CDNC').copy(prefix);
+    prefix.writeUInt32BE(json.length, 4);
+    const file = fileNameOf('old');
+    await mkdir(join(dir, file.slice(0, 2)), { recursive: true });
+    await writeFile(join(dir, file), Buffer.concat([prefix, json, Buffer.from('body')]));
+    const index = new DiskCacheIndex(dir, 1 << 20);
+    await index.load();
+    expect(await index.purge({ id: 'p1', domain_id: DOMAIN_ID, scope: 'url', value: '/old', created_at: 0 }, 'example.com')).to.equal(1);
+    await writeFile(join(dir, file), Buffer.concat([prefix, json, Buffer.from('body')]));
+    expect(await new DiskTier(dir, 1 << 20).get('old')).to.equal(undefined);
+    expect(await readdir(join(dir, file.slice(0, 2)))).to.deep.equal([]);
+  });
+
   it('leaves a body larger than the caller takes whole in its file, and streams any part of it', async () => {
     const tier = new DiskTier(dir, 1 << 20);
     const body = Buffer.from('0123456789'.repeat(100));
@@ -87,15 +112,15 @@ describe('edge cache disk tier', () => {
     const index = new DiskCacheIndex(dir, 5000);
     await index.load();
     for (const key of ['a', 'b', 'c', 'd']) {
-      const { file, size } = await tier.put(entry(key, 1500));
-      index.noteStored(file, size);
+      const { file, size, resource } = await tier.put(entry(key, 1500));
+      index.noteStored(file, size, resource);
     }
     await index.evict();
     expect(index.bytes).to.be.at.most(5000);
     expect(await tier.get('a')).to.equal(undefined);
     expect(await tier.get('d')).to.not.equal(undefined);
     const again = await tier.put(entry('b', 1500));
-    index.noteStored(again.file, again.size);
+    index.noteStored(again.file, again.size, again.resource);
     await index.evict();
     expect(await tier.get('b')).to.not.equal(undefined);
   });
@@ -106,7 +131,7 @@ describe('edge cache disk tier', () => {
       await tier.put(entry(key, 1500));
       await new Promise((resolve) => setTimeout(resolve, 15));
     }
-    const index = new DiskCacheIndex(dir, 3500);
+    const index = new DiskCacheIndex(dir, 3700);
     await index.load();
     expect(index.count).to.equal(2);
     expect(await tier.get('a')).to.equal(undefined);
@@ -114,7 +139,7 @@ describe('edge cache disk tier', () => {
 
   it('ignores a stored-file notice naming a path outside the folder', async () => {
     const index = new DiskCacheIndex(dir, 100);
-    index.noteStored('../../etc/passwd', 10);
+    index.noteStored('../../etc/passwd', 10, 'dom-1\nexample.com\n/');
     expect(index.count).to.equal(0);
   });
 
@@ -123,8 +148,8 @@ describe('edge cache disk tier', () => {
     const index = new DiskCacheIndex(dir, 1 << 20);
     await index.load();
     for (const [key, path] of [['a', '/img/a.png'], ['b', '/css/b.css'], ['c', '/img/c.png']]) {
-      const { file, size } = await tier.put(entry(key, 10, { path }));
-      index.noteStored(file, size);
+      const { file, size, resource } = await tier.put(entry(key, 10, { path }));
+      index.noteStored(file, size, resource);
     }
     const purge = { id: 'p1', domain_id: DOMAIN_ID, scope: 'prefix', value: '/img/', created_at: 0 };
     expect(await index.purge(purge, 'example.com')).to.equal(2);

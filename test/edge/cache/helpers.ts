@@ -1,15 +1,16 @@
 // Builds real request contexts from a small snapshot, a real origin server and a
 // fetchOrigin that proxies to it with node:http, for the cache tests.
 import { queryValues } from '../../../src/shared/rules/query-values.js';
-import { createServer, request as httpRequest, IncomingMessage, ServerResponse, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import { createServer, request as httpRequest, IncomingMessage, ServerResponse, type IncomingHttpHeaders, type OutgoingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { Socket, type AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { CacheEntry } from '../../../src/edge/cache/types.js';
 import { compileActiveConfig, domainForHost, type ActiveConfig } from '../../../src/edge/config/active-config.js';
 import { RequestContext, type PageSettings } from '../../../src/edge/pipeline/context.js';
 import type { EdgeResponse } from '../../../src/edge/pipeline/response.js';
+import { forwardHeaders } from '../../../src/edge/origin/forward-headers.js';
 import { prepareRequest } from '../../../src/shared/rules/rule-set.js';
-import type { ConfigSnapshot, SnapshotPurge, SnapshotRule } from '../../../src/shared/snapshot.js';
+import type { ConfigSnapshot, SnapshotOrigin, SnapshotPurge, SnapshotRule } from '../../../src/shared/snapshot.js';
 
 export const DOMAIN_ID = 'dom-1';
 
@@ -115,12 +116,20 @@ export class Origin {
   }
 }
 
-/** A fetchOrigin that proxies the request to 127.0.0.1:`port` (a closed port gives a 'connect' failure). */
-export function proxyTo(port: () => number): (ctx: RequestContext, options?: { conditional?: Record<string, string> }) => Promise<EdgeResponse> {
+/** The request headers the edge sends an origin in production (forward-headers.ts), for an origin without host_header. */
+export function forwardedHeaders(ctx: RequestContext): OutgoingHttpHeaders {
+  return forwardHeaders(ctx.req.headers, { host_header: null } as SnapshotOrigin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme });
+}
+
+/**
+ * A fetchOrigin that proxies the request to 127.0.0.1:`port` (a closed port gives a 'connect' failure)
+ * with the client's headers, or those `headersOf` makes (e.g. forwardedHeaders).
+ */
+export function proxyTo(port: () => number, headersOf: (ctx: RequestContext) => OutgoingHttpHeaders = (ctx) => ctx.req.headers): (ctx: RequestContext, options?: { conditional?: Record<string, string> }) => Promise<EdgeResponse> {
   return (ctx, options) =>
     new Promise((resolve, reject) => {
       const target = ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path;
-      const headers = { ...ctx.req.headers, ...options?.conditional };
+      const headers = { ...headersOf(ctx), ...options?.conditional };
       const upstream = httpRequest({ host: '127.0.0.1', port: port(), method: ctx.method, path: target, headers, agent: false }, (res) => {
         resolve({ status: res.statusCode ?? 502, headers: { ...res.headers } as EdgeResponse['headers'], body: ctx.method === 'HEAD' ? null : res });
       });
@@ -151,5 +160,5 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 /** A stored object under `key` with a body of `bytes` bytes (fresh until `freshUntil`, default far ahead). */
 export function entry(key: string, bytes: number, fields: Partial<CacheEntry> = {}): CacheEntry {
   const forever = Date.now() + 3_600_000;
-  return { key, domainId: DOMAIN_ID, host: 'example.com', path: `/${key}`, query: '', status: 200, headers: {}, body: Buffer.alloc(bytes), storedAt: Date.now(), freshUntil: forever, swrUntil: forever, sieUntil: forever, vary: [], marker: false, ...fields };
+  return { key, domainId: DOMAIN_ID, host: 'example.com', path: `/${key}`, query: '', status: 200, headers: {}, originFreshness: {}, body: Buffer.alloc(bytes), storedAt: Date.now(), fetchedAt: Date.now(), freshUntil: forever, swrUntil: forever, sieUntil: forever, vary: [], marker: false, ...fields };
 }

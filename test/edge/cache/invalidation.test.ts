@@ -9,13 +9,14 @@ import { createCachePhase } from '../../../src/edge/cache/cache-phase.js';
 import { DiskCacheIndex } from '../../../src/edge/cache/disk-index.js';
 import { DiskTier } from '../../../src/edge/cache/disk-tier.js';
 import { createInvalidationPhase, invalidatedTargets, invalidateLocally, type InvalidationTarget } from '../../../src/edge/cache/invalidation.js';
-import { InvalidationLog } from '../../../src/edge/cache/invalidation-log.js';
+import { InvalidationLog, type Invalidation } from '../../../src/edge/cache/invalidation-log.js';
 import { MemoryTier } from '../../../src/edge/cache/memory-tier.js';
 import { PurgeLog } from '../../../src/edge/cache/purge-log.js';
 import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
 import type { ResponseHeaders } from '../../../src/edge/pipeline/response.js';
 import { InvalidationSweeper } from '../../../src/edge/primary/invalidation-sweeper.js';
+import { InvalidationBatch } from '../../../src/edge/cache/invalidation-batch.js';
 import { bodyOf, configWith, contextFor, DOMAIN_ID, eventually, Origin, proxyTo, type RequestOptions } from './helpers.js';
 
 function counter() {
@@ -27,12 +28,13 @@ function counter() {
 }
 
 const target = (path: string, query = ''): InvalidationTarget => ({ domainId: DOMAIN_ID, host: 'www.example.com', path, query });
+const config = () => configWith();
 
 describe('edge cache invalidation by unsafe methods', () => {
   let origin: Origin;
   let dir: string;
   let stored: { file: string; size: number }[];
-  let notified: InvalidationTarget[][];
+  let notified: Invalidation[][];
 
   beforeEach(async () => {
     origin = await new Origin(counter()).start();
@@ -101,7 +103,7 @@ describe('edge cache invalidation by unsafe methods', () => {
     await get(cache, config, 'http://www.example.com/other');
     expect((await get(cache, config, 'http://www.example.com/cart', { headers: { 'accept-language': 'nl' } })).status).to.equal('HIT');
     respond(invalidate, config, 'POST', 'http://www.example.com/cart', 200);
-    expect(notified).to.deep.equal([[target('/cart')]]);
+    expect(notified.map((batch) => batch.map(({ at, ...rest }) => (expect(at).to.be.a('number'), rest)))).to.deep.equal([[target('/cart')]]);
     for (const language of ['en', 'nl']) expect((await get(cache, config, 'http://www.example.com/cart', { headers: { 'accept-language': language } })).status, language).to.equal('MISS');
     expect((await get(cache, config, 'http://www.example.com/cart?step=2')).status).to.equal('MISS');
     expect((await get(cache, config, 'http://www.example.com/other')).status).to.equal('HIT');
@@ -125,14 +127,14 @@ describe('edge cache invalidation by unsafe methods', () => {
     await get(first.cache, config, 'http://www.example.com/cart');
     await eventually(() => stored.length === 2);
     const second = worker();
-    invalidateLocally([target('/cart')], second, Date.now());
+    invalidateLocally([{ ...target('/cart'), at: Date.now() }], second, Date.now());
     const after = await get(second.cache, config, 'http://www.example.com/cart');
     expect(after.status).to.equal('MISS');
     expect(after.body).to.equal('/cart #2');
     origin.handle((req, res) => setTimeout(() => counter()(req, res), 100));
     const slow = get(second.cache, config, 'http://www.example.com/slow');
     await new Promise((resolve) => setTimeout(resolve, 30));
-    invalidateLocally([target('/slow')], second, Date.now());
+    invalidateLocally([{ ...target('/slow'), at: Date.now() }], second, Date.now());
     await slow;
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await get(second.cache, config, 'http://www.example.com/slow')).status).to.equal('MISS');
@@ -146,7 +148,7 @@ describe('edge cache invalidation by unsafe methods', () => {
     const index = new DiskCacheIndex(join(dir, 'cache'), 64 * 1024 * 1024);
     await index.load();
     expect(index.count).to.equal(6);
-    const sweeper = new InvalidationSweeper(index, (error) => { throw error; }, 20);
+    const sweeper = new InvalidationSweeper(index, { onError: (error) => { throw error; }, delayMs: 20 });
     sweeper.add([target('/a', 'x=1')]);
     expect(index.count).to.equal(6);
     await sweeper.idle();
@@ -154,5 +156,83 @@ describe('edge cache invalidation by unsafe methods', () => {
     const restarted = worker();
     expect((await get(restarted.cache, config, 'http://www.example.com/a')).status).to.equal('MISS');
     expect((await get(restarted.cache, config, 'http://www.example.com/b')).status).to.equal('HIT');
+  });
+  it('keeps a refill fetched after the invalidation although the origin reports an Age', async () => {
+    origin.handle((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'max-age=3600', age: '30' });
+      res.end(`${req.url} refilled`);
+    });
+    const first = worker();
+    const second = worker();
+    const at = Date.now();
+    for (const local of [first, second]) invalidateLocally([{ ...target('/aged'), at }], local, at);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await get(first.cache, config(), 'http://www.example.com/aged')).status).to.equal('MISS');
+    await eventually(() => stored.length === 1);
+    const other = await get(second.cache, config(), 'http://www.example.com/aged');
+    expect([other.status, other.body]).to.deep.equal(['HIT', '/aged refilled']);
+    expect(origin.requests).to.equal(1);
+  });
+
+  it('sends a worker\'s invalidations to the primary in one batch per 50 ms, one entry per resource', async () => {
+    const sent: Invalidation[][] = [];
+    const batch = new InvalidationBatch((invalidations) => sent.push(invalidations), 30);
+    const now = Date.now();
+    for (let index = 0; index < 3000; index++) batch.add([{ ...target(`/item/${index % 20}`), at: now + index }]);
+    expect(sent).to.deep.equal([]);
+    await eventually(() => sent.length === 1);
+    expect(sent[0]).to.have.length(20);
+    expect(sent[0].find((invalidation) => invalidation.path === '/item/0')?.at).to.equal(now + 2980);
+    // A flood of distinct resources goes in messages of at most 1,000 resources.
+    for (let index = 0; index < 2500; index++) batch.add([{ ...target(`/flood/${index}`), at: now }]);
+    await eventually(() => sent.length === 4);
+    expect(sent.slice(1).map((invalidations) => invalidations.length)).to.deep.equal([1000, 1000, 500]);
+  });
+
+  it('bounds the primary\'s sweep queue, dropping the oldest resources and counting them', async () => {
+    const index = new DiskCacheIndex(join(dir, 'cache'), 64 * 1024 * 1024);
+    await index.load();
+    const drops: number[] = [];
+    const sweeper = new InvalidationSweeper(index, { onError: (error) => { throw error; }, onDropped: (count) => drops.push(count), delayMs: 20, maxQueued: 1000 });
+    for (let round = 0; round < 5; round++) sweeper.add(Array.from({ length: 1000 }, (_, item) => target(`/flood/${round}/${item}`)));
+    sweeper.add([target('/flood/4/0')]);
+    expect([sweeper.queuedCount, sweeper.dropped]).to.deep.equal([1000, 4000]);
+    await sweeper.idle();
+    expect([sweeper.queuedCount, drops]).to.deep.equal([0, [4000]]);
+  });
+
+  it('stores an unrelated large fill while thousands of invalidations arrive, with bounded logs', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'z');
+    origin.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'max-age=3600' });
+      let sent = 0;
+      const timer = setInterval(() => {
+        res.write(chunk);
+        if (++sent === 32) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 20);
+    });
+    const local = worker();
+    const fill = get(local.cache, config(), 'http://www.example.com/large.bin');
+    // ~0.7 s of fill; meanwhile 5,000 unsafe requests invalidate distinct resources of the domain.
+    for (let round = 0; round < 10; round++) {
+      for (let item = 0; item < 500; item++) {
+        const at = Date.now();
+        invalidateLocally([{ ...target(`/cart/${round}/${item}`), at }], local, at);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    const filled = await fill;
+    expect(filled.body.length).to.equal(32 * chunk.length);
+    await eventually(() => stored.length === 1);
+    expect((await get(local.cache, config(), 'http://www.example.com/large.bin')).status).to.equal('HIT');
+    // Past its bound the log forgets the oldest records, yet never misses an invalidation of a fill under way.
+    const log = new InvalidationLog();
+    const fetchedAt = Date.now();
+    for (let round = 0; round < 30; round++) log.record(Array.from({ length: 1000 }, (_, item) => ({ ...target(`/x/${round}/${item}`), at: fetchedAt + 1 })), fetchedAt + 1);
+    expect(log.size).to.equal(10_000);
+    expect(log.overtook(target('/x/0/0'), fetchedAt)).to.equal(true);
   });
 });

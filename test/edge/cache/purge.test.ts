@@ -52,10 +52,10 @@ describe('edge cache purges', () => {
     expect(memory.count).to.equal(2);
   });
 
-  it('treats an object stored before a purge of the active config as purged, and a later one as not', () => {
+  it('treats an object fetched before a purge of the active config as purged, and a later one as not', () => {
     const config = configWith({ purges: [purge('everything', null)] });
-    expect(purgedSinceStored(entry('a', 1, { storedAt: 1_699_999_000_000 }), config)).to.equal(true);
-    expect(purgedSinceStored(entry('a', 1, { storedAt: 1_700_000_000_500 }), config)).to.equal(true);
-    expect(purgedSinceStored(entry('a', 1, { storedAt: 1_700_000_001_000 }), config)).to.equal(false);
+    expect(purgedSinceStored(entry('a', 1, { fetchedAt: 1_699_999_000_000 }), config)).to.equal(true);
+    expect(purgedSinceStored(entry('a', 1, { fetchedAt: 1_700_000_000_500 }), config)).to.equal(true);
+    expect(purgedSinceStored(entry('a', 1, { fetchedAt: 1_700_000_001_000 }), config)).to.equal(false);
   });
 });
