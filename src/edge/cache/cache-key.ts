@@ -90,8 +90,8 @@ const SHIELD_SECRET = '(shield secret)';
 
 /**
  * The value of request header `name` (lower case) as the origin received it (origin/forward-headers.ts):
- * for the headers the edge sets, the edge's value (X-Forwarded-Proto the scheme, X-Forwarded-For the
- * client address, Host and X-Forwarded-Host the normalised host, the shield header its secret), never
+ * for the headers the edge sets, the edge's value (X-Forwarded-Proto the scheme, X-Forwarded-For and
+ * X-Real-IP the client address, Host and X-Forwarded-Host the normalised host, the shield header its secret), never
  * the client's. Host stands for itself even where an origin has a host_header: that is one fixed
  * value per origin, and the key already holds the host. For the rest the request's value (request-header rules already applied). CDN-Loop is
  * the client's list, to which the edge appends its own constant pseudonym, so it names what the origin saw.
@@ -101,6 +101,7 @@ export function originSaw(ctx: RequestContext, name: string): string {
     case 'x-forwarded-proto':
       return ctx.scheme;
     case 'x-forwarded-for':
+    case 'x-real-ip':
       return ctx.clientIp;
     case 'host':
     case 'x-forwarded-host':

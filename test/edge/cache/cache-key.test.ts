@@ -72,12 +72,13 @@ describe('edge cache key', () => {
   });
 
   it('keys a variant on the values the origin received for the headers the edge sets, not the client\'s', () => {
-    const spoofed = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-host': 'evil.test', host: 'evil.test' };
+    const spoofed = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9', 'x-real-ip': '203.0.113.9', 'x-forwarded-host': 'evil.test', host: 'evil.test' };
     const http = contextFor(config, 'http://example.com/', { headers: spoofed });
     const https = contextFor(config, 'https://example.com/', { scheme: 'https' });
     expect(originSaw(http, 'x-forwarded-proto')).to.equal('http');
     expect(originSaw(https, 'x-forwarded-proto')).to.equal('https');
     expect(originSaw(http, 'x-forwarded-for')).to.equal('192.0.2.1');
+    expect(originSaw(http, 'x-real-ip')).to.equal('192.0.2.1');
     expect(originSaw(http, 'x-forwarded-host')).to.equal('example.com');
     expect(originSaw(http, 'host')).to.equal('example.com');
     const vary = ['x-forwarded-proto'];
