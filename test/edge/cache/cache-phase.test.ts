@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheHeaderPhase } from '../../../src/edge/cache/cache-header-phase.js';
@@ -13,16 +12,9 @@ import { PurgeLog } from '../../../src/edge/cache/purge-log.js';
 import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { RequestContext } from '../../../src/edge/pipeline/context.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
-import { bodyOf, configWith, contextFor, DOMAIN_ID, eventually, forwardedHeaders, Origin, proxyTo, type RequestOptions } from './helpers.js';
+import { answer, bodyOf, configWith, contextFor, DOMAIN_ID, eventually, forwardedHeaders, Origin, proxyTo, type RequestOptions } from './helpers.js';
 
 const URL = 'http://www.example.com/page';
-
-function answer(body: string, headers: Record<string, string> = {}) {
-  return (_req: unknown, res: ServerResponse) => {
-    res.writeHead(200, { 'content-type': 'text/plain', ...headers });
-    res.end(body);
-  };
-}
 
 describe('edge cache phase', () => {
   let origin: Origin;

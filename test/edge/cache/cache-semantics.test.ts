@@ -14,16 +14,9 @@ import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { RequestContext } from '../../../src/edge/pipeline/context.js';
 import { hygienePhase } from '../../../src/edge/pipeline/hygiene-phase.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
-import { bodyOf, configWith, contextFor, eventually, Origin, proxyTo, type RequestOptions } from './helpers.js';
+import { answer, bodyOf, configWith, contextFor, eventually, Origin, proxyTo, type RequestOptions } from './helpers.js';
 
 const URL = 'http://www.example.com/page';
-
-function answer(body: string, headers: Record<string, string> = {}) {
-  return (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(200, { 'content-type': 'text/plain', ...headers });
-    res.end(body);
-  };
-}
 
 describe('edge cache semantics (RFC 9111, RFC 9213)', () => {
   let origin: Origin;

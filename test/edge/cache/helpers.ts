@@ -162,3 +162,11 @@ export function entry(key: string, bytes: number, fields: Partial<CacheEntry> = 
   const forever = Date.now() + 3_600_000;
   return { key, domainId: DOMAIN_ID, host: 'example.com', path: `/${key}`, query: '', status: 200, headers: {}, originFreshness: {}, body: Buffer.alloc(bytes), storedAt: Date.now(), fetchedAt: Date.now(), freshUntil: forever, swrUntil: forever, sieUntil: forever, vary: [], marker: false, ...fields };
 }
+
+/** An origin handler answering 200 with `body` as text/plain, plus `headers`. */
+export function answer(body: string, headers: Record<string, string> = {}): RequestListener {
+  return (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', ...headers });
+    res.end(body);
+  };
+}
