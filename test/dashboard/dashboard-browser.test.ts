@@ -295,6 +295,8 @@ describe('the browser dashboard in Chromium', function () {
     await visit('/', 'Overview', 'overview');
     await page.getByRole('link', { name: 'Edges' }).click();
     await page.getByRole('heading', { level: 1, name: 'Edges' }).waitFor();
+    // The title and the focus move in an effect after the view has rendered: wait for them, then compare.
+    await page.waitForFunction(() => document.title.startsWith('Edges') && document.activeElement?.id === 'main', undefined, { timeout: 5000 }).catch(() => undefined);
     expect(await page.evaluate(() => [document.title, document.activeElement?.id])).to.deep.equal(['Edges · CDN control plane', 'main']);
     await visit('/edges', 'Edges', 'edges');
     expect(await page.getByRole('row', { name: /edge-de-1/ }).textContent()).to.include('DE');
