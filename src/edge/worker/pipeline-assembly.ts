@@ -55,7 +55,7 @@ export type WorkerPipeline = {
   onProbe(observations: OriginObservation[]): void;
   /** Resources another worker invalidated (an unsafe method's response): dropped from this worker's cache. */
   onInvalidate(invalidations: Invalidation[]): void;
-  /** A WebSocket (or other Upgrade) request: host, country and the security phases first, then the origin. */
+  /** A WebSocket handshake: the request phases first (a refusal is answered on the socket), then the origin as a tunnel. */
   upgrade(ctx: RequestContext, socket: Socket, head: Buffer): void;
   close(): void;
 };
