@@ -3,16 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheHeaderPhase } from '../../../src/edge/cache/cache-header-phase.js';
-import { createCachePhase, type CachePhaseOptions } from '../../../src/edge/cache/cache-phase.js';
+import type { CachePhaseOptions } from '../../../src/edge/cache/cache-phase.js';
 import { DiskCacheIndex } from '../../../src/edge/cache/disk-index.js';
-import { DiskTier } from '../../../src/edge/cache/disk-tier.js';
 import { MemoryTier } from '../../../src/edge/cache/memory-tier.js';
 import { applyPurges } from '../../../src/edge/cache/purge.js';
 import { PurgeLog } from '../../../src/edge/cache/purge-log.js';
 import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { RequestContext } from '../../../src/edge/pipeline/context.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
-import { answer, bodyOf, configWith, contextFor, DOMAIN_ID, eventually, forwardedHeaders, Origin, proxyTo, type RequestOptions } from './helpers.js';
+import { answer, bodyOf, cachePhaseIn, configWith, contextFor, DOMAIN_ID, eventually, forwardedHeaders, Origin, proxyTo, type RequestOptions } from './helpers.js';
 
 const URL = 'http://www.example.com/page';
 
@@ -33,15 +32,7 @@ describe('edge cache phase', () => {
     await rm(dir, { recursive: true, force: true, maxRetries: 5 });
   });
 
-  const phaseWith = (options: Partial<CachePhaseOptions> = {}): Phase =>
-    createCachePhase({
-      memory: new MemoryTier(16 * 1024 * 1024),
-      disk: new DiskTier(join(dir, 'cache'), 64 * 1024 * 1024),
-      fetchOrigin: proxyTo(() => origin.port),
-      onStored: (file, size) => stored.push({ file, size }),
-      now: () => clock,
-      ...options,
-    });
+  const phaseWith = (options: Partial<CachePhaseOptions> = {}): Phase => cachePhaseIn(dir, () => origin.port, { onStored: (file: string, size: number) => stored.push({ file, size }), now: () => clock, ...options });
 
   async function get(phase: Phase, config: ActiveConfig, url = URL, options: RequestOptions = {}): Promise<{ ctx: RequestContext; handled: boolean; body: string }> {
     const ctx = contextFor(config, url, options);

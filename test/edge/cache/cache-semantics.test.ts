@@ -7,14 +7,12 @@ import { tmpdir } from 'node:os';
 import v8 from 'node:v8';
 import { join } from 'node:path';
 import { cacheHeaderPhase } from '../../../src/edge/cache/cache-header-phase.js';
-import { createCachePhase, type CachePhaseOptions } from '../../../src/edge/cache/cache-phase.js';
-import { DiskTier } from '../../../src/edge/cache/disk-tier.js';
-import { MemoryTier } from '../../../src/edge/cache/memory-tier.js';
+import type { CachePhaseOptions } from '../../../src/edge/cache/cache-phase.js';
 import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { RequestContext } from '../../../src/edge/pipeline/context.js';
 import { hygienePhase } from '../../../src/edge/pipeline/hygiene-phase.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
-import { answer, bodyOf, configWith, contextFor, eventually, Origin, proxyTo, type RequestOptions } from './helpers.js';
+import { answer, bodyOf, cachePhaseIn, configWith, contextFor, eventually, Origin, type RequestOptions } from './helpers.js';
 
 const URL = 'http://www.example.com/page';
 
@@ -35,15 +33,7 @@ describe('edge cache semantics (RFC 9111, RFC 9213)', () => {
     await rm(dir, { recursive: true, force: true, maxRetries: 5 });
   });
 
-  const phaseWith = (options: Partial<CachePhaseOptions> = {}): Phase =>
-    createCachePhase({
-      memory: new MemoryTier(16 * 1024 * 1024),
-      disk: new DiskTier(join(dir, 'cache'), 64 * 1024 * 1024),
-      fetchOrigin: proxyTo(() => origin.port),
-      onStored: () => stored++,
-      now: () => clock,
-      ...options,
-    });
+  const phaseWith = (options: Partial<CachePhaseOptions> = {}): Phase => cachePhaseIn(dir, () => origin.port, { onStored: () => stored++, now: () => clock, ...options });
 
   async function get(phase: Phase, config: ActiveConfig, options: RequestOptions = {}, url = URL): Promise<{ ctx: RequestContext; body: string }> {
     const ctx = contextFor(config, url, options);

@@ -4,7 +4,12 @@ import { queryValues } from '../../../src/shared/rules/query-values.js';
 import { createServer, request as httpRequest, IncomingMessage, ServerResponse, type IncomingHttpHeaders, type OutgoingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { Socket, type AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { createCachePhase, type CachePhaseOptions } from '../../../src/edge/cache/cache-phase.js';
+import { DiskTier } from '../../../src/edge/cache/disk-tier.js';
+import { MemoryTier } from '../../../src/edge/cache/memory-tier.js';
 import type { CacheEntry } from '../../../src/edge/cache/types.js';
+import type { Phase } from '../../../src/edge/pipeline/phase.js';
 import { compileActiveConfig, domainForHost, type ActiveConfig } from '../../../src/edge/config/active-config.js';
 import { RequestContext, type PageSettings } from '../../../src/edge/pipeline/context.js';
 import type { EdgeResponse } from '../../../src/edge/pipeline/response.js';
@@ -169,4 +174,15 @@ export function answer(body: string, headers: Record<string, string> = {}): Requ
     res.writeHead(200, { 'content-type': 'text/plain', ...headers });
     res.end(body);
   };
+}
+
+/** A cache phase over a 16 MiB memory tier and a 64 MiB disk tier under `dir`, fetching from the origin on `port()`. */
+export function cachePhaseIn(dir: string, port: () => number, options: Partial<CachePhaseOptions> = {}): Phase {
+  return createCachePhase({
+    memory: new MemoryTier(16 * 1024 * 1024),
+    disk: new DiskTier(join(dir, 'cache'), 64 * 1024 * 1024),
+    fetchOrigin: proxyTo(port),
+    onStored: () => undefined,
+    ...options,
+  });
 }
