@@ -1,12 +1,12 @@
 import { Marked } from 'marked';
 
-const ALLOWED_TAG = /(<\/?(?:details|summary|b)>)/;
+const ALLOWED_TAG = /(<\/?(?:details|summary|b|code)>)/;
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-// Raw HTML in the Markdown is shown as text, except the bare tags a plan uses to fold its details.
+// Raw HTML in the Markdown is shown as text, except the bare tags a plan uses to fold its details and set its items in monospace.
 function foldingTagsOnly(html: string): string {
   return html
     .split(ALLOWED_TAG)

@@ -63,15 +63,33 @@ export function planJson(plan: Plan, safety?: string): string {
   return `${JSON.stringify(planObject(plan, safety), null, 2)}\n`;
 }
 
+// HTML's special characters as entities: a value holding `<b>` or `</details>` is shown, never rendered.
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>]/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+// Text inside a table cell: HTML-escaped, then `|` (which would start a new cell, code spans
+// included) and the characters Markdown would read as emphasis, code or links backslash-escaped,
+// on one line.
+function markdownText(text: string): string {
+  return escapeHtml(text.replace(/\s*\n\s*/g, ' ')).replace(/[\\`*_[\]~|]/g, (char) => `\\${char}`);
+}
+
 function cell(input: unknown): string {
-  const text = value(input).replaceAll('|', '\\|').replaceAll('\n', ' ');
-  return text.length > CELL_LIMIT ? `${text.slice(0, CELL_LIMIT)}…` : text;
+  const text = value(input);
+  return markdownText(text.length > CELL_LIMIT ? `${text.slice(0, CELL_LIMIT)}…` : text);
+}
+
+// An item's key in monospace: <code> rather than a code span, whose content Markdown would not unescape.
+function itemCell(key: string): string {
+  return `<code>${markdownText(key)}</code>`;
 }
 
 function changeRows(change: Change): string[] {
-  const item = `\`${change.key.replaceAll('`', "'")}\``;
-  if (change.fields.length === 0 || change.action === 'delete') return [`| ${SYMBOL[change.action]} | ${change.resource} | ${item} | | | |`];
-  return change.fields.map((field) => `| ${SYMBOL[change.action]} | ${change.resource} | ${item} | ${field.field} | ${change.action === 'create' ? '' : cell(field.before)} | ${cell(field.after)} |`);
+  const item = itemCell(change.key);
+  const resource = markdownText(change.resource);
+  if (change.fields.length === 0 || change.action === 'delete') return [`| ${SYMBOL[change.action]} | ${resource} | ${item} | | | |`];
+  return change.fields.map((field) => `| ${SYMBOL[change.action]} | ${resource} | ${item} | ${markdownText(field.field)} | ${change.action === 'create' ? '' : cell(field.before)} | ${cell(field.after)} |`);
 }
 
 function countsText(domain: { counts: Plan['counts'] }): string {
@@ -80,8 +98,8 @@ function countsText(domain: { counts: Plan['counts'] }): string {
 
 function detailsOf(heading: string, summary: string, changes: Change[], unmanaged: DomainPlan['unmanaged']): string {
   const rows = changes.flatMap(changeRows);
-  const kept = unmanaged.map((item) => `| = | ${item.resource} | \`${item.key}\` | not in git, kept (prune: false) | | |`);
-  return [`<details><summary><b>${heading}</b>: ${summary}</summary>`, '', '| | resource | item | field | before | after |', '|---|---|---|---|---|---|', ...rows, ...kept, '', '</details>', ''].join('\n');
+  const kept = unmanaged.map((item) => `| = | ${markdownText(item.resource)} | ${itemCell(item.key)} | not in git, kept (prune: false) | | |`);
+  return [`<details><summary><b>${escapeHtml(heading)}</b>: ${summary}</summary>`, '', '| | resource | item | field | before | after |', '|---|---|---|---|---|---|', ...rows, ...kept, '', '</details>', ''].join('\n');
 }
 
 /**
@@ -92,12 +110,12 @@ function detailsOf(heading: string, summary: string, changes: Change[], unmanage
 export function planMarkdown(plan: Plan, safety?: string): string {
   const changing = plan.domains.filter(shown);
   const head = ['### CDN plan', '', `\`${summaryLine(plan)}\``, ''];
-  if (safety) head.push(`> [!WARNING]`, `> ${safety}`, '');
+  if (safety) head.push(`> [!WARNING]`, `> ${escapeHtml(safety)}`, '');
   if (!changing.length && !plan.settings.length) return `${[...head, 'No changes.'].join('\n')}\n`;
   const table = ['| domain | action | create | update | delete | not in git |', '|---|---|---:|---:|---:|---:|'];
   const sections = plan.settings.length ? [detailsOf('settings', `${plan.settings.length} group(s) to update`, plan.settings, [])] : [];
   for (const domain of changing) {
-    table.push(`| ${domain.domain} | ${domain.action} | ${domain.counts.creates} | ${domain.counts.updates} | ${domain.counts.deletes} | ${domain.unmanaged.length} |`);
+    table.push(`| ${markdownText(domain.domain)} | ${domain.action} | ${domain.counts.creates} | ${domain.counts.updates} | ${domain.counts.deletes} | ${domain.unmanaged.length} |`);
     sections.push(detailsOf(domainHeading(domain), countsText(domain), domain.changes, domain.unmanaged));
   }
   const parts = [...table.map((line) => `${line}\n`), '\n', ...sections];

@@ -188,7 +188,7 @@ describe('plan and apply against a live core', function () {
     expect(json.counts.updates).to.be.greaterThan(0);
     expect(planMarkdown(planned.plan)).to.match(/^### CDN plan\n/);
     const markdown = planMarkdown(planned.plan);
-    expect(markdown, markdown).to.include('| ~ | domain | `shop.example` | display_name | "Example Shop" | "Example Shop 2" |');
+    expect(markdown, markdown).to.include('| ~ | domain | <code>shop.example</code> | display\\_name | "Example Shop" | "Example Shop 2" |');
     for (const output of [planText(planned.plan), planJson(planned.plan), planMarkdown(planned.plan)]) expect(output).to.not.include('shield-secret-value');
   });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { desiredModel, type DomainModel } from '../../src/gitops/model.js';
 import { fieldChanges, planDomain, safetyProblem, combinePlans, type DomainPlan } from '../../src/gitops/plan.js';
+import { marked, type Tokens } from 'marked';
 import { MARKDOWN_LIMIT, planMarkdown } from '../../src/gitops/print.js';
 import type { DomainSpec } from '../../src/gitops/spec.js';
 
@@ -165,5 +166,30 @@ describe('planning (pure)', () => {
     const small = planMarkdown(combinePlans([], domains.slice(0, 2)));
     expect(small).to.not.include('too long');
     expect(small.match(/<details>/g)).to.have.length(2);
+  });
+
+  it('keeps every value of the Markdown plan in its own cell, as text: pipes, raw HTML and Markdown in values', () => {
+    const hostile = spec({
+      records: [{ type: 'TXT', name: 'v|x', content: 'k=v1|v2 <b>bold</b></details> *em* `tick`', ttl: 300, proxied: false, routing_policy: 'simple', enabled: true }],
+      headers: [{ name: 'fonts | cors <i>', header_name: 'X-Note', value: 'a|b</details><script>x</script>' }],
+    });
+    const markdown = planMarkdown(combinePlans([], [planDomain(desiredModel(hostile), undefined, { prune: true })]), 'deletes <b>90%</b> | of items');
+    expect(markdown).to.not.match(/<b>bold|<script>|<\/details><script>/);
+    const tokens = marked.lexer(markdown, { gfm: true });
+    const tables = tokens.filter((token): token is Tokens.Table => token.type === 'table');
+    const changes = tables[1];
+    expect(changes.header.map((cell) => cell.text)).to.deep.equal(['', 'resource', 'item', 'field', 'before', 'after']);
+    for (const row of changes.rows) expect(row, JSON.stringify(row.map((cell) => cell.text))).to.have.length(6);
+    const html = marked.parse(markdown, { gfm: true, async: false }) as string;
+    // What a reader sees in each cell: the rendered HTML's text, entities read back.
+    const decode = (html: string) => html.replace(/<\/?code>/g, '').replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&(lt|gt|quot|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', amp: '&' })[name]!);
+    const text = (row: Tokens.TableCell[]) => row.map((cell) => decode(marked.parseInline(cell.text, { async: false }) as string));
+    const rendered = changes.rows.map(text);
+    expect(rendered.find((row) => row[3] === 'content')?.[5]).to.equal('"k=v1|v2 <b>bold</b></details> *em* `tick`"');
+    expect(rendered.find((row) => row[3] === 'value')?.[5]).to.equal('"a|b</details><script>x</script>"');
+    expect(rendered.find((row) => row[1] === 'headers')?.[2]).to.equal('fonts | cors <i>');
+    expect(html).to.not.match(/<b>bold|<script>|<i>/);
+    expect(html.match(/<\/details>/g)).to.have.length(1);
+    expect(html).to.include('deletes &lt;b&gt;90%&lt;/b&gt; | of items');
   });
 });
