@@ -24,13 +24,16 @@ export class PowerDnsServer {
     readonly dir: string,
   ) {}
 
-  /** `locations`: CIDR → [country, continent], written as the GeoIP2-layout database of the geoip backend. */
-  static async start(locations: Record<string, [string, string]> = {}): Promise<PowerDnsServer> {
+  /**
+   * `locations`: CIDR → [country, continent], written as the GeoIP2-layout database of the geoip backend.
+   * `productionCaches`: PowerDNS's own cache defaults instead of caches off (PowerDnsProcessOptions).
+   */
+  static async start(locations: Record<string, [string, string]> = {}, options: { productionCaches?: boolean } = {}): Promise<PowerDnsServer> {
     const dir = await mkdtemp(path.join(tmpdir(), 'cdn-pdns-'));
     const geoipDatabase = path.join(dir, 'countries.mmdb');
     const entries = Object.fromEntries(Object.entries(locations).map(([cidr, [country, continent]]) => [cidr, { country: { iso_code: country }, continent: { code: continent } }]));
     await writeFile(geoipDatabase, writeMmdb(entries, 'GeoIP2-Country'));
-    const process = await PowerDnsProcess.prepare({ dir, dnsPort: await freePort(), apiPort: await freePort(), apiKey: randomBytes(16).toString('hex'), geoipDatabase });
+    const process = await PowerDnsProcess.prepare({ dir, dnsPort: await freePort(), apiPort: await freePort(), apiKey: randomBytes(16).toString('hex'), geoipDatabase, cachesOff: !options.productionCaches });
     const server = new PowerDnsServer(process, dir);
     await server.resume();
     return server;

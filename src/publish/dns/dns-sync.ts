@@ -17,6 +17,8 @@ import { loadZoneSources, type DomainZone } from './zone-sources.js';
 
 /** The PowerDNS account of the zones this control plane owns: only those are ever changed or deleted. */
 export const ZONE_ACCOUNT = 'cdn-control-plane';
+/** Names of a created or deleted zone whose cached answers are flushed, at most. */
+const FLUSHED_NAMES = 100;
 const MAX_ERROR = 1000;
 /** A full run asks whether changes wait after this many zones. */
 const INTERRUPT_EVERY = 10;
@@ -172,12 +174,26 @@ export class DnsSync {
     if (!actual) {
       step.action = 'create';
       await client.createZone({ name: absolute(zone), account: ZONE_ACCOUNT, rrsets: asRrsets(desired) });
+      await this.flushNames(zone, desired.rrsets.map((rrset) => rrset.name));
       return { action: 'create', changes: desired.rrsets.length };
     }
     if (actual.account !== ZONE_ACCOUNT) throw new NotOursError(`PowerDNS already has zone ${zone} under account ${JSON.stringify(actual.account)}: it is not this control plane's, so it is left alone`);
     const changes = zoneChanges(desired.rrsets, actual.rrsets);
     if (changes.length) await client.patchZone(zone, changes);
     return { action: changes.length ? 'patch' : 'none', changes: changes.length };
+  }
+
+  // PowerDNS's caches keep answers (a refusal too) for names of a zone created or deleted through
+  // its API: each name of the zone is flushed, the apex first, at most FLUSHED_NAMES of them (a
+  // bigger zone's other names expire with the cache). A flush that fails is logged, not retried:
+  // the zone write itself is done, and the cache expires on its own.
+  private async flushNames(zone: string, names: readonly string[]): Promise<void> {
+    const unique = [...new Set([absolute(zone), ...names.map(absolute)])].slice(0, FLUSHED_NAMES);
+    try {
+      for (const name of unique) await this.deps.client.flushCache(name);
+    } catch (error) {
+      this.deps.logger.warn({ zone, err: errorText(error) }, 'PowerDNS cache flush failed');
+    }
   }
 
   // Zones this control plane created whose domain is gone (deleted, or its zone renamed).
@@ -189,7 +205,9 @@ export class DnsSync {
       const started = Date.now();
       const zoneName = name.replace(/\.$/, '');
       try {
+        const names = (await this.deps.client.zone(zoneName))?.rrsets.map((rrset) => rrset.name) ?? [];
         await this.deps.client.deleteZone(zoneName);
+        await this.flushNames(zoneName, names);
         await this.event({ domain_id: null, zone_name: zoneName, action: 'delete', success: true, duration_ms: Date.now() - started, changes: 1 });
         results.push({ zone: zoneName, domainId: null, action: 'delete', changes: 1, notes: [] });
       } catch (error) {

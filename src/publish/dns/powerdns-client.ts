@@ -109,6 +109,15 @@ export class PowerDnsClient {
     await this.call('PATCH', `/zones/${zoneId(name)}`, { rrsets }, [204]);
   }
 
+  /**
+   * Drops what PowerDNS's caches hold for exactly `name` (all types; answers and refusals alike).
+   * A zone created through the API does not clear them: a name asked for before its zone existed
+   * would stay refused for the cache's lifetime.
+   */
+  async flushCache(name: string): Promise<void> {
+    await this.call('PUT', `/cache/flush?domain=${zoneId(name)}`, undefined, [200]);
+  }
+
   /** Deletes a zone; a zone already gone is no error. */
   async deleteZone(name: string): Promise<void> {
     await this.call('DELETE', `/zones/${zoneId(name)}`, undefined, [204, 404]);
