@@ -41,8 +41,9 @@ function filteredQuery(query: string, names: readonly string[], keep: boolean): 
   return byName(query.split('&').filter((param) => param !== '' && wanted.has(paramName(param)) === keep)).join('&');
 }
 
-/** The query part of the key (of `query`, default the request's): the rule's query_strings mode when it has one, else the domain's query_string_mode (a page rule's cache_level basic ignores the query). */
-export function keyQuery(ctx: RequestContext, rule: CacheRule | undefined, query = ctx.query): string {
+/** The query part of the key: the rule's query_strings mode when it has one, else the domain's query_string_mode (a page rule's cache_level basic ignores the query). */
+export function keyQuery(ctx: RequestContext, rule: CacheRule | undefined): string {
+  const query = ctx.query;
   const mode = rule?.cache_key?.query_strings;
   if (mode) {
     if (mode.mode === 'none') return '';
@@ -68,12 +69,10 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string {
 /**
  * The key of a request: domain id, host, path and query (per the query mode),
  * plus the request headers, cookies and country a matching cache rule names.
- * GET and HEAD share keys; the scheme is not part of it. `path` and `query`
- * (default the request's) name another URI of the same host, as this client
- * would ask for it (invalidation.ts).
+ * GET and HEAD share keys; the scheme is not part of it.
  */
-export function cacheKey(ctx: RequestContext, rule: CacheRule | undefined, path = ctx.path, query = ctx.query): string {
-  let key = `${ctx.domain?.id ?? ''}\n${ctx.host}\n${bounded(path)}\n${bounded(keyQuery(ctx, rule, query))}`;
+export function cacheKey(ctx: RequestContext, rule: CacheRule | undefined): string {
+  let key = `${ctx.domain?.id ?? ''}\n${ctx.host}\n${bounded(ctx.path)}\n${bounded(keyQuery(ctx, rule))}`;
   const spec = rule?.cache_key;
   if (!spec) return key;
   for (const name of spec.headers ?? []) key += `\nh:${name}=${bounded(headerValue(ctx.req.headers, name.toLowerCase()))}`;

@@ -31,11 +31,6 @@ export class DiskSpool {
     readonly room: number,
   ) {}
 
-  /** Body bytes written so far. */
-  get bodyBytes(): number {
-    return this.written;
-  }
-
   /** Appends `chunk` to the body; one write at a time. */
   async write(chunk: Buffer): Promise<void> {
     await writeAll(this.handle, chunk, this.room + this.written);

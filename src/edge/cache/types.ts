@@ -73,8 +73,7 @@ export function resourceOf(target: PurgeTarget): string {
 
 /** Bytes an entry is charged in a tier: body, key and headers, plus a fixed overhead. */
 export function entrySize(entry: CacheEntry): number {
-  let size = 256 + entry.key.length + entry.body.length;
-  return size + headersSize(entry.headers) + headersSize(entry.originFreshness);
+  return 256 + entry.key.length + entry.body.length + headersSize(entry.headers) + headersSize(entry.originFreshness);
 }
 
 function headersSize(headers: ResponseHeaders): number {

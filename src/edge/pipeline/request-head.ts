@@ -3,6 +3,7 @@
 // reads this one view; none reads the raw Host header or target again.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { normaliseHost } from '../../shared/request-host.js';
+import { absoluteForm } from '../../shared/request-target.js';
 import { normalisePath } from '../../shared/request-path.js';
 
 /** What the door established about a request. */
@@ -24,7 +25,6 @@ export type HeadRefusal = { status: number; detail: string; headers?: Record<str
 export const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 // TRACE and TRACK echo the request, cookies included, back to a page that can read it (cross-site tracing).
 const REFUSED_METHODS = new Set(['TRACE', 'TRACK']);
-const ABSOLUTE_FORM = /^https?:\/\//i;
 // Names a client's Connection header may not take away: the framing of its own body (read by the
 // edge whatever the header says) and the headers the edge itself decides on.
 const NOT_DROPPABLE = new Set(['connection', 'upgrade', 'host', 'content-length', 'transfer-encoding']);
@@ -69,17 +69,6 @@ export function parseRequestHead(req: IncomingMessage): RequestHead | HeadRefusa
   const path = normalisePath(rawPath);
   if (path === undefined) return { status: 400, detail: 'The request path holds a "%" that is not a percent-escape.' };
   return { host, path, rawPath, query: mark === -1 ? '' : target.slice(mark + 1) };
-}
-
-// `http://authority/path?query`: the authority (userinfo refused by the host check, since `@`
-// is no host character) and the rest as an origin-form target.
-function absoluteForm(url: string): { authority: string; target: string } | undefined {
-  if (!ABSOLUTE_FORM.test(url)) return undefined;
-  const start = url.indexOf('//') + 2;
-  let end = start;
-  while (end < url.length && url[end] !== '/' && url[end] !== '?') end++;
-  const rest = url.slice(end);
-  return { authority: url.slice(start, end), target: rest.charCodeAt(0) === 47 ? rest : `/${rest}` };
 }
 
 /** How many Host header lines a request carried (Node keeps only the first; RFC 9112 §3.2 wants a 400 for more). */

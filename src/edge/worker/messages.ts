@@ -17,6 +17,7 @@ export type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/tele
 import type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/telemetry-items.js';
 import type { OriginObservation as ProbeObservation } from '../origin/observation.js';
 import type { Invalidation } from '../cache/invalidation-log.js';
+import type { StoredFile } from '../cache/disk-spool.js';
 
 export type ToWorker =
   | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string }
@@ -38,7 +39,7 @@ export type ToPrimary =
       security: SecurityEvent[];
       observations: OriginObservation[];
       dropped: { usage: number; security: number; observations: number };
-      stored: { file: string; size: number; resource: string }[];
+      stored: StoredFile[];
     }
   | { t: 'reload'; id: number }
   /** This worker invalidated these resources (a batch, one entry per resource): tell every worker, sweep the disk tier. */

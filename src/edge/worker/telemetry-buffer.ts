@@ -1,3 +1,4 @@
+import type { StoredFile } from '../cache/disk-spool.js';
 import type { OriginObservation, SecurityEvent, ToPrimary, UsageEvent } from './messages.js';
 
 const FLUSH_MS = 100;
@@ -16,7 +17,7 @@ export class TelemetryBuffer {
   private usageEvents: UsageEvent[] = [];
   private securityEvents: SecurityEvent[] = [];
   private observationList: OriginObservation[] = [];
-  private storedFiles: { file: string; size: number; resource: string }[] = [];
+  private storedFiles: StoredFile[] = [];
   private dropped = { usage: 0, security: 0, observations: 0 };
   private readonly budget: Record<Stream, number>;
   private readonly timer: NodeJS.Timeout;

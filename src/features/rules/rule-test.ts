@@ -8,6 +8,7 @@ import type { Match, RequestFacts } from '../../shared/rules/types.js';
 import { queryValues } from '../../shared/rules/query-values.js';
 import { normaliseHost } from '../../shared/request-host.js';
 import { matchingPath, normalisePath } from '../../shared/request-path.js';
+import { absoluteForm } from '../../shared/request-target.js';
 import { ruleKind } from './kinds.js';
 import { allRules, serializeRule } from './service.js';
 
@@ -24,10 +25,9 @@ function parsedUrl(text: string): URL {
 
 // The path of the URL as written (the URL parser would already have removed dot segments
 // and kept `//`): the tester reads it as the edge's door reads a request target.
-const RAW_PATH = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(\/[^?#]*)?/i;
-
 function matchedPath(text: string): string {
-  const path = normalisePath(RAW_PATH.exec(text)?.[1] ?? '/');
+  const target = absoluteForm(text)?.target ?? '/';
+  const path = normalisePath(target.split(/[?#]/, 1)[0]);
   if (path === undefined) throw new ValidationError('url', 'the path of url holds a "%" that is not a percent-escape');
   return matchingPath(path);
 }
