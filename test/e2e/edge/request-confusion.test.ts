@@ -183,6 +183,9 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
     expect((await get('/q?debug=1&debug=0')).status).to.equal(403);
     expect((await get('/q?debug=0&debug=1')).status).to.equal(403);
     expect((await get('/q?debug=0&debug=2')).status).to.equal(200);
+    // Names and values are read decoded, as origins read them.
+    expect((await get('/q?%64ebug=1')).status).to.equal(403);
+    expect((await get('/q?debug=%31&x=y')).status).to.equal(403);
   });
 
   describe('Upgrade requests', () => {
@@ -194,6 +197,14 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
       expect(headers).not.to.have.any.keys('server', 'x-powered-by', 'x-internal');
       expect(seenBy(answer.text)).to.include({ verified: 'yes' });
       expect((await get('/admin', ALPHA, ['Connection: Upgrade', 'Upgrade: h2c'])).status).to.equal(403);
+    });
+
+    it('refuses an Upgrade other than WebSocket that carries a body, since Node stops parsing at its head', async () => {
+      const before = alphaOrigin.requests.length;
+      const answer = await sendRaw(edge.port, `POST /upgrade-body HTTP/1.1\r\nHost: ${ALPHA}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\nContent-Length: 5\r\n\r\nhello`);
+      expect(answer.status).to.equal(400);
+      expect(rawHeaders(answer.text)['x-request-id']).to.have.length(1);
+      expect(alphaOrigin.requests.length).to.equal(before);
     });
 
     it('refuses two Host lines and TRACE on an Upgrade request as on any other', async () => {
@@ -218,6 +229,9 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
     expect(seenBy(answer.text)).to.include({ verified: 'yes' });
     const unnamed = await get('/connection-unnamed', ALPHA, ['Connection: X-Edge-Verified']);
     expect(seenBy(unnamed.text)).to.include({ verified: 'yes' });
+    const twoLines = await get('/connection-two-lines', ALPHA, ['Connection: keep-alive', 'Connection: x-forwarded-port, X-EDGE-VERIFIED', 'X-Forwarded-Port: 1']);
+    expect(seenBy(twoLines.text)).to.include({ verified: 'yes' });
+    expect(seenBy(twoLines.text).claims).to.deep.equal([]);
   });
 
   describe('/__cdn_reload_config', () => {
