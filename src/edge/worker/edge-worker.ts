@@ -142,8 +142,8 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     res.writeHead(503, { ...headers, 'retry-after': '5' }).end('This CDN edge has no configuration yet.\n');
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse, refusal?: HeadRefusal): void {
-    const head = refusal ?? parseRequestHead(req);
+  // `head`: the door's verdict when the caller has it already.
+  function handle(req: IncomingMessage, res: ServerResponse, head: RequestHead | HeadRefusal = parseRequestHead(req)): void {
     if (!isRefusal(head) && head.path === RELOAD_PATH) return toEndpoints(req, res, head);
     if (!active) return answerWithoutConfig(req, res, head);
     const ctx = contextOf(req, res, active, head);
@@ -157,14 +157,14 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
 
   // An Upgrade request that is not a WebSocket handshake is answered like any request (its
   // Upgrade ignored, as nginx does) on a response of its own; the connection closes after it.
-  function answerOnSocket(req: IncomingMessage, socket: Socket): void {
+  // `head`: the door's verdict on a WebSocket handshake, when it was parsed already.
+  function answerOnSocket(req: IncomingMessage, socket: Socket, head: RequestHead | HeadRefusal = parseRequestHead(req)): void {
     const res = new http.ServerResponse(req);
     res.shouldKeepAlive = false;
     res.assignSocket(socket);
     res.once('finish', () => socket.end());
     // Node stops parsing at an Upgrade request's head: a body after it could not be read as one.
-    const refusal = hasRequestBody(req.headers) ? { status: 400, detail: 'An Upgrade request with a body is not accepted.' } : undefined;
-    handle(req, res, refusal);
+    handle(req, res, hasRequestBody(req.headers) ? { status: 400, detail: 'An Upgrade request with a body is not accepted.' } : head);
   }
 
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65000, headersTimeout: 20000, requestTimeout: 0 }, handle);
@@ -172,7 +172,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     // The server's own error handling leaves the socket with the upgrade: a client reset must not kill the worker.
     socket.on('error', () => socket.destroy());
     const parsed = active && isWebSocketHandshake(req) ? parseRequestHead(req) : undefined;
-    if (!active || parsed === undefined || isRefusal(parsed)) return answerOnSocket(req, socket);
+    if (!active || parsed === undefined || isRefusal(parsed)) return answerOnSocket(req, socket, parsed);
     pipeline.upgrade(contextOf(req, new http.ServerResponse(req), active, parsed), socket, head);
   });
   // CONNECT would make the edge an open tunnel: refused, and the connection closed.
