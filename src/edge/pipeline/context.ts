@@ -41,7 +41,7 @@ export class RequestContext {
   /** The request's host (absolute-form authority, else Host), lower case, without port or trailing dot (request-head.ts). */
   host = '';
   method: string;
-  /** The canonical path (request-path.ts): what rules, the cache key and the origin see. */
+  /** The canonical path (shared/request-path.ts): what rules, the cache key and the origin see. */
   path = '/';
   /** The path as sent; only the managed WAF signatures read it. */
   rawPath = '/';

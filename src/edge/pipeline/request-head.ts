@@ -10,7 +10,7 @@ import { normalisePath } from '../../shared/request-path.js';
 export type RequestHead = {
   /** Lower case, without port or trailing dot; '' when the request named none (HTTP/1.0 without Host). */
   host: string;
-  /** The canonical path (request-path.ts): what rules, the cache key and the origin see. */
+  /** The canonical path (shared/request-path.ts): what rules, the cache key and the origin see. */
   path: string;
   /** The path as sent, for the managed WAF signatures only (normalising removes the `../` they look for). */
   rawPath: string;
