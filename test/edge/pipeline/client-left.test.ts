@@ -80,6 +80,16 @@ describe('edge pipeline response for a client that left', function () {
     return count;
   }
 
+  // A second request of `path`, which finds the first one's fetch and waits for it; then its client leaves.
+  async function followerLeaves(port: number, path: string, contexts: RequestContext[]): Promise<void> {
+    const follower = await leavingClient(port, path);
+    await eventually(() => contexts.length === 2);
+    // Long enough for the second request to find the first one's fetch and wait for it.
+    await sleep(50);
+    follower.destroy();
+    await eventually(() => contexts[1].res.destroyed);
+  }
+
   it('closes the disk file of an object a coalesced request was waiting for when its client left meanwhile, and logs that request once', async () => {
     const body = randomBytes(300 * 1024);
     let answer: (() => void) | undefined;
@@ -89,12 +99,7 @@ describe('edge pipeline response for a client that left', function () {
     const { server, contexts, logged } = await startEdge(configWith());
     const leader = request(server.port, { path: '/large', headers: { host: HOST } });
     await eventually(() => answer !== undefined);
-    const follower = await leavingClient(server.port, '/large');
-    await eventually(() => contexts.length === 2);
-    // Long enough for the second request to find the first one's fetch and wait for it.
-    await sleep(50);
-    follower.destroy();
-    await eventually(() => contexts[1].res.destroyed);
+    await followerLeaves(server.port, '/large', contexts);
     answer!();
     const reply = await leader;
     expect(reply.status).to.equal(200);
@@ -128,11 +133,7 @@ describe('edge pipeline response for a client that left', function () {
     const { server, contexts, logged } = await startEdge(configWith());
     const leader = request(server.port, { path: '/private', headers: { host: HOST } });
     await eventually(() => answerFirst !== undefined);
-    const follower = await leavingClient(server.port, '/private');
-    await eventually(() => contexts.length === 2);
-    await sleep(50);
-    follower.destroy();
-    await eventually(() => contexts[1].res.destroyed);
+    await followerLeaves(server.port, '/private', contexts);
     answerFirst!();
     expect(await leader).to.include({ status: 200, body: 'first' });
 
