@@ -1,14 +1,17 @@
 import { useState } from 'preact/hooks';
-import { FieldError, FormFailure } from './field-error.js';
+import { Field, FieldError, FormFailure } from './field-error.js';
+import { ListField } from './list-field.js';
 import { useSubmit } from './use-submit.js';
 
-type Value = string | number | boolean | null;
+type Value = string | number | boolean | null | string[];
 
 /** Fields a domain's cache or SSL settings report about themselves, not settings to edit. */
 export const REPORTED_FIELDS = ['domain_id', 'customised', 'updated_at'];
 
-function inputOf(value: unknown): 'checkbox' | 'number' | 'text' {
-  return typeof value === 'boolean' ? 'checkbox' : typeof value === 'number' ? 'number' : 'text';
+const isList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+function inputOf(value: unknown): 'checkbox' | 'number' | 'text' | 'list' {
+  return typeof value === 'boolean' ? 'checkbox' : typeof value === 'number' ? 'number' : isList(value) ? 'list' : 'text';
 }
 
 // What an input holds, as the API's type: a number input's text is a number, an emptied text field is null.
@@ -17,18 +20,25 @@ function parsed(previous: unknown, text: string): Value {
   return text === '' && previous === null ? null : text;
 }
 
+// What is sent: a list without its blank items (an added input left empty).
+function sent(draft: Record<string, Value>): Record<string, Value> {
+  return Object.fromEntries(Object.entries(draft).map(([key, value]) => [key, isList(value) ? value.map((item) => item.trim()).filter(Boolean) : value]));
+}
+
 /**
  * A form over named values (cache or SSL settings, a settings group): a checkbox for a boolean, a
- * number input for a number, text otherwise. Saving sends the changed values only; the API's
- * refusal is shown next to the input it names (`fieldOf(key)`, e.g. "cache.enabled"), others under the form.
+ * number input for a number, a list editor for a list of texts (nameserver hostnames, anycast
+ * addresses), text otherwise. Saving sends the changed values only; the API's refusal is shown next
+ * to the input it names (`fieldOf(key)`, e.g. "cache.enabled"), others under the form, and is
+ * cleared when that input changes.
  */
 export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, onSave }: { label: string; values: Record<string, unknown>; skip?: string[]; fieldOf?: (key: string) => string; onSave: (changed: Record<string, Value>) => Promise<void> }) {
-  const keys = Object.keys(values).filter((key) => !skip.includes(key) && (values[key] === null || typeof values[key] !== 'object'));
+  const keys = Object.keys(values).filter((key) => !skip.includes(key) && (values[key] === null || typeof values[key] !== 'object' || isList(values[key])));
   const [draft, setDraft] = useState<Record<string, Value>>({});
   const [saved, setSaved] = useState(false);
   const current = (key: string) => (key in draft ? draft[key] : (values[key] as Value));
   const saving = useSubmit(async () => {
-    await onSave(draft);
+    await onSave(sent(draft));
     setDraft({});
   });
   const { failure } = saving;
@@ -39,15 +49,23 @@ export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, o
       {keys.map((key) => {
         const kind = inputOf(values[key]);
         const value = current(key);
-        const set = (next: Value) => (setDraft({ ...draft, [key]: next }), setSaved(false));
+        const words = key.replace(/_/g, ' ');
+        const set = (next: Value) => (setDraft({ ...draft, [key]: next }), setSaved(false), saving.changed(fieldOf(key)));
+        if (kind === 'list') {
+          return (
+            <div key={key} class="field">
+              <ListField label={words} items={value as string[]} errorId={idOf(key)} onChange={set} />
+              <FieldError id={idOf(key)} failure={failure} field={fieldOf(key)} />
+            </div>
+          );
+        }
         return (
-          <label key={key} class={kind === 'checkbox' ? 'check' : undefined}>
+          <Field key={key} errorId={idOf(key)} failure={failure} field={fieldOf(key)} check={kind === 'checkbox'}>
             {kind === 'checkbox' ? <input type="checkbox" name={key} checked={value === true} onChange={(event) => set(event.currentTarget.checked)} aria-describedby={idOf(key)} /> : null}
-            {key.replace(/_/g, ' ')}
+            {words}
             {kind === 'number' ? <input type="number" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={idOf(key)} /> : null}
             {kind === 'text' ? <input type="text" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={idOf(key)} /> : null}
-            <FieldError id={idOf(key)} failure={failure} field={fieldOf(key)} />
-          </label>
+          </Field>
         );
       })}
       <div class="actions">

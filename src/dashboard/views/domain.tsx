@@ -2,6 +2,7 @@ import { useLocation, useRoute } from 'preact-iso';
 import { Badge, Failure, Loading } from '../components.js';
 import { useApi } from '../use-api.js';
 import { useOwnership } from '../ownership.js';
+import { usePageTitle } from '../page-title.js';
 import { STATUS_TONE, type Domain } from './domains.js';
 import { AnalyticsTab } from './analytics.js';
 import { CacheTab } from './cache.js';
@@ -30,6 +31,7 @@ export function DomainView() {
   const ownership = useOwnership();
   const owner = domain.data ? ownership.of(domain.data.domain) : undefined;
   const notInGit = (resource: string) => (key: string) => ownership.isNotInGit(domain.data!.domain, resource, key);
+  usePageTitle(domain.data ? `${domain.data.domain} · ${TABS.find((item) => item.id === tab)!.label}` : 'Domain');
   return (
     <section aria-labelledby="domain-title">
       <Failure failure={domain.failure} />
