@@ -47,6 +47,13 @@ describe('manual certificates', function () {
     expect(audit.detail.body.private_key).to.equal('[redacted]');
   });
 
+  it('says in readiness which key seals, and raises no key-storage warning', async () => {
+    const keyId = secretBoxOf(loadConfig({ CDN_SSL_SECRET_KEY: SECRET_KEY }))!.keyId;
+    expect((await core.get('/api/v1/readiness')).ssl).to.deep.equal({ key_storage: 'configured', key_id: keyId });
+    const codes = (await core.get('/api/v1/overview/warnings')).data.warnings.map((item: Json) => item.code);
+    expect(codes).to.not.include('ssl_key_storage_not_configured');
+  });
+
   it('keeps the key sealed with CDN_SSL_SECRET_KEY, bound to its certificate', async () => {
     const row = await core.db.sslCertificate.findFirstOrThrow({ where: { domain_id: domain.id, status: 'active' } });
     expect(row.private_key_encrypted).to.match(/^cdnbox1\./).and.not.match(KEY_LINE);
@@ -109,6 +116,13 @@ describe('manual certificates without CDN_SSL_SECRET_KEY', function () {
     expect(answer).to.include({ error: 'ssl key storage is not configured', field: 'private_key' });
     expect(answer.detail).to.include('CDN_SSL_SECRET_KEY');
     expect(await core.db.sslCertificate.count()).to.equal(0);
+  });
+
+  it('says in readiness and in the overview warnings that keys cannot be stored', async () => {
+    expect((await core.get('/api/v1/readiness')).ssl).to.deep.equal({ key_storage: 'not configured: set CDN_SSL_SECRET_KEY', key_id: null });
+    const warning = (await core.get('/api/v1/overview/warnings')).data.warnings.find((item: Json) => item.code === 'ssl_key_storage_not_configured');
+    expect(warning).to.include({ severity: 'warning' });
+    expect(warning.message).to.include('CDN_SSL_SECRET_KEY');
   });
 
   it('stops the core at start when the key is malformed', () => {
