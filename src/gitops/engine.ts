@@ -5,7 +5,8 @@ import type { DesiredState } from './load.js';
 import { preflightProblems } from './preflight.js';
 import type { Problem } from './problems.js';
 import { desiredModel, type DomainModel, type Item } from './model.js';
-import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Change, type Plan } from './plan.js';
+import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Change, type Plan, type SafetyGate } from './plan.js';
+import type { RepositorySpec } from './spec.js';
 
 export type PlannedState = {
   plan: Plan;
@@ -62,8 +63,13 @@ export async function buildPlan(client: ApiClient, fullState: DesiredState, opti
   for (const [apex, domain] of live) if (!desired.has(apex)) plans.push(planRemovedDomain(domain, state.repository.delete_removed_domains));
   const liveSettings = await readSettings(client, state);
   const plan = combinePlans(planSettings(state.settings, liveSettings), plans);
-  const safety = safetyProblem(plan, { maxPercent: state.repository.max_delete_percent, minLiveItems: state.repository.min_live_items });
+  const safety = safetyProblem(plan, safetyGate(state.repository));
   return { plan, desired, live, liveSettings, safety, problems: preflightProblems(state, plan, liveSettings, options.env ?? process.env) };
+}
+
+/** The repository's safety gate: max_delete_percent from min_live_items live items. */
+export function safetyGate(repository: RepositorySpec): SafetyGate {
+  return { maxPercent: repository.max_delete_percent, minLiveItems: repository.min_live_items };
 }
 
 // Settings are read when the repository has settings files, or when a domain routes by anycast (to know the platform addresses).
