@@ -2,6 +2,7 @@ import type { ApiClient } from './api-client.js';
 import { applyDomainPlan, type DomainResult } from './apply.js';
 import { loadLiveDomains, type LiveDomain } from './live.js';
 import type { DesiredState } from './load.js';
+import { keptRecordProblems } from './kept-records.js';
 import { preflightProblems } from './preflight.js';
 import type { Problem } from './problems.js';
 import { desiredModel, type DomainModel, type Item } from './model.js';
@@ -14,7 +15,7 @@ export type PlannedState = {
   live: Map<string, LiveDomain>;
   liveSettings: Record<string, Item>;
   safety?: string;
-  /** What the API would refuse that only the live service or the environment can tell (unset ${VAR}s, anycast without addresses). */
+  /** What the API would refuse that only the live service or the environment can tell (unset ${VAR}s, anycast without addresses, records beside kept ones). */
   problems: Problem[];
 };
 
@@ -64,7 +65,8 @@ export async function buildPlan(client: ApiClient, fullState: DesiredState, opti
   const liveSettings = await readSettings(client, state);
   const plan = combinePlans(planSettings(state.settings, liveSettings), plans);
   const safety = safetyProblem(plan, safetyGate(state.repository));
-  return { plan, desired, live, liveSettings, safety, problems: preflightProblems(state, plan, liveSettings, options.env ?? process.env) };
+  const problems = [...preflightProblems(state, plan, liveSettings, options.env ?? process.env), ...keptRecordProblems(state, plan, desired, live)];
+  return { plan, desired, live, liveSettings, safety, problems };
 }
 
 /** The repository's safety gate: max_delete_percent from min_live_items live items. */
