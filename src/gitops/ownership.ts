@@ -57,10 +57,11 @@ function neededByGitChanges(drifted: Change[], changes: Change[]): Change[] {
  * self_heal, drift is reported and not applied, so between commits the controller changes nothing;
  * with it, drift is applied and reported as reverted, with the drifted values as `before`. A live
  * item the file does not list is drift only between commits: a new commit prunes it (prune: true),
- * as its plan shows. A domain never applied before, or missing live, is planned as it is.
+ * as its plan shows. Only a domain planned as an update holds drift: one never applied before,
+ * missing live (created again) or deleted with its file is planned as it is.
  */
 export function separateDrift(plan: DomainPlan, applied: Applied | undefined, selfHeal: boolean, revision: string): { plan: DomainPlan; drift: Drift[]; reverted: Drift[] } {
-  if (!applied || plan.action === 'create') return { plan, drift: [], reverted: [] };
+  if (!applied || plan.action !== 'update') return { plan, drift: [], reverted: [] };
   const drifted = neededByGitChanges(plan.changes.filter((change) => isDrift(change, applied, revision)), plan.changes);
   const found = drifted.map((change) => ({ domain: plan.domain, resource: change.resource, key: change.key, action: change.action, fields: change.fields }));
   if (selfHeal) return { plan, drift: [], reverted: found };
@@ -70,7 +71,7 @@ export function separateDrift(plan: DomainPlan, applied: Applied | undefined, se
     counts[`${change.action}s`]--;
     if (change.action !== 'create') counts.unchanged++;
   }
-  return { plan: { ...plan, changes: keep, counts, action: plan.action === 'update' && keep.length === 0 ? 'unchanged' : plan.action }, drift: found, reverted: [] };
+  return { plan: { ...plan, changes: keep, counts, action: keep.length ? 'update' : 'unchanged' }, drift: found, reverted: [] };
 }
 
 /** Applies separateDrift to every domain of a plan, with each domain's self_heal policy, for the revision being applied. */

@@ -161,7 +161,7 @@ describe('GitOps controller in the core', function () {
     expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(7);
   });
 
-  it('treats a record created through the API as cdn plan does: pruned with prune on, kept and listed as not in git with it off', async () => {
+  it('treats a record created through the API as cdn plan does when a new commit is applied: pruned with prune on, kept and listed as not in git with it off', async () => {
     const blog = await domainByApex('blog.example');
     const status = await domainByApex('status.example');
     await core.post(`/api/v1/domains/${blog.id}/dns/records`, { type: 'TXT', name: 'manual', content: 'made by hand' }, 201);
