@@ -266,7 +266,7 @@ describe('the browser dashboard in Chromium', function () {
     await visit(`/domains/${domain.id}`, 'git-owned.example', 'domain-git-owned');
     expect(await page.getByText('domains/git-owned.example.yaml @ cccccccc').count()).to.equal(1);
     expect(await page.getByRole('button', { name: 'Add record' }).count()).to.equal(0);
-    expect(await page.getByRole('checkbox').count()).to.equal(0);
+    expect(await page.getByRole('checkbox', { name: /^Proxy/ }).count(), 'no proxied switch').to.equal(0);
     await page.getByText('geo routes', { exact: true }).click();
     await page.getByText('country DE → 192.0.2.92').waitFor();
     await page.getByRole('button', { name: /YAML of A www\.git-owned\.example/ }).click();
