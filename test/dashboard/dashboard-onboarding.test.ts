@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { seriousViolations } from '../support/axe-check.js';
+import { seriousViolations } from '../support/dashboard-browser.js';
 import { TestCore, type Json } from '../support/core.js';
 import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
 
