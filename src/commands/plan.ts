@@ -91,8 +91,9 @@ export async function runPlan(dir: string, options: PlanOptions): Promise<void> 
 async function planDir(dir: string, options: PlanOptions): Promise<void> {
   const state = await validState(dir, options.json);
   if (!state) return;
-  const planned = await buildPlan(clientOf(options), state, { only: options.domain });
+  const planned = await buildPlan(clientOf(options), state, { only: options.domain, planningOnly: true });
   if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was planned', options.json);
+  if (planned.unsetSecrets.length) process.stderr.write(`not set here, shown as (secret): ${planned.unsetSecrets.join(', ')}; apply needs them\n`);
   const root = path.resolve(dir);
   const commit = await headOf(root);
   if (options.out) await writeFile(options.out, `${JSON.stringify(await savedPlan(root, state, planned, { commit, apiUrl: apiUrl(options), only: options.domain }), null, 2)}\n`);

@@ -2,7 +2,7 @@ import type { ApiClient } from './api-client.js';
 import { applyDomainPlan, type DomainResult } from './apply.js';
 import { loadLiveDomains, type LiveDomain } from './live.js';
 import type { DesiredState } from './load.js';
-import { preflightProblems } from './preflight.js';
+import { preflight } from './preflight.js';
 import type { Problem } from './problems.js';
 import { desiredModel, type DomainModel, type Item } from './model.js';
 import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Change, type Plan } from './plan.js';
@@ -15,6 +15,8 @@ export type PlannedState = {
   safety?: string;
   /** What the API would refuse that only the live service or the environment can tell (unset ${VAR}s, anycast without addresses). */
   problems: Problem[];
+  /** Planning only: the `${VAR}`s of secrets the plan sends that the environment does not set (shown as (secret); apply needs them). */
+  unsetSecrets: string[];
 };
 
 export type PlanOptions = {
@@ -23,6 +25,8 @@ export type PlanOptions = {
   /** Plan only these apexes (and no settings): `--domain`. */
   only?: string[];
   env?: NodeJS.ProcessEnv;
+  /** `cdn plan`: a secret whose `${VAR}` is not set is planned as (secret), not refused; apply and the controller need it. */
+  planningOnly?: boolean;
 };
 
 const CONCURRENCY = 8;
@@ -63,7 +67,8 @@ export async function buildPlan(client: ApiClient, fullState: DesiredState, opti
   const liveSettings = await readSettings(client, state);
   const plan = combinePlans(planSettings(state.settings, liveSettings), plans);
   const safety = safetyProblem(plan, { maxPercent: state.repository.max_delete_percent, minLiveItems: state.repository.min_live_items });
-  return { plan, desired, live, liveSettings, safety, problems: preflightProblems(state, plan, liveSettings, options.env ?? process.env) };
+  const { problems, unsetSecrets } = preflight(state, plan, liveSettings, options.env ?? process.env, options.planningOnly);
+  return { plan, desired, live, liveSettings, safety, problems, unsetSecrets };
 }
 
 // Settings are read when the repository has settings files, or when a domain routes by anycast (to know the platform addresses).
