@@ -2,7 +2,7 @@ import type { ApiClient } from './api-client.js';
 import { applyDomainPlan, type DomainResult } from './apply.js';
 import { loadLiveDomains, type LiveDomain } from './live.js';
 import type { DesiredState } from './load.js';
-import { preflight } from './preflight.js';
+import { preflightProblems } from './preflight.js';
 import type { Problem } from './problems.js';
 import { desiredModel, type DomainModel, type Item } from './model.js';
 import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Change, type Plan } from './plan.js';
@@ -15,8 +15,6 @@ export type PlannedState = {
   safety?: string;
   /** What the API would refuse that only the live service or the environment can tell (unset ${VAR}s, anycast without addresses). */
   problems: Problem[];
-  /** Planning only: the `${VAR}`s of secrets the plan sends that the environment does not set (shown as (secret); apply needs them). */
-  unsetSecrets: string[];
 };
 
 export type PlanOptions = {
@@ -67,8 +65,7 @@ export async function buildPlan(client: ApiClient, fullState: DesiredState, opti
   const liveSettings = await readSettings(client, state);
   const plan = combinePlans(planSettings(state.settings, liveSettings), plans);
   const safety = safetyProblem(plan, { maxPercent: state.repository.max_delete_percent, minLiveItems: state.repository.min_live_items });
-  const { problems, unsetSecrets } = preflight(state, plan, liveSettings, options.env ?? process.env, options.planningOnly);
-  return { plan, desired, live, liveSettings, safety, problems, unsetSecrets };
+  return { plan, desired, live, liveSettings, safety, problems: preflightProblems(state, plan, liveSettings, options.env ?? process.env, options.planningOnly) };
 }
 
 // Settings are read when the repository has settings files, or when a domain routes by anycast (to know the platform addresses).
