@@ -108,7 +108,7 @@ export function buildCli(): Command {
   program
     .command('accept-plan')
     .description('let the controller apply the plan of one commit that the safety gate refused (audited)')
-    .requiredOption('--repo <repo>', 'the repository, as the controller names it in its runs')
+    .requiredOption('--repo <repo>', 'the repository, as the controller names it in its runs (a URL without credentials; any it carries are dropped)')
     .requiredOption('--commit <sha>', 'the refused commit')
     .requiredOption('--reason <text>', 'why the deletes are intended')
     .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')

@@ -56,5 +56,5 @@ export async function runRuns(options: ServerOptions & { json?: boolean; limit?:
 /** `cdn accept-plan`: lets the controller apply one commit's plan that the safety gate refused. */
 export async function runAcceptPlan(options: ServerOptions & { repo: string; commit: string; reason: string }): Promise<void> {
   const accepted = (await clientOf(options).request('POST', '/api/v1/gitops/acceptances', { repo: options.repo, commit_sha: options.commit, reason: options.reason })).data;
-  process.stdout.write(`accepted the refused plan of ${options.repo} at ${shortSha(accepted.commit_sha)}; the controller applies it at its next reconcile\n`);
+  process.stdout.write(`accepted the refused plan of ${accepted.repo} at ${shortSha(accepted.commit_sha)}; the controller applies it at its next reconcile\n`);
 }

@@ -5,6 +5,7 @@ import { ApiClient } from '../gitops/api-client.js';
 import { applyPlan, buildPlan, type PlannedState } from '../gitops/engine.js';
 import { loadDesiredState, type DesiredState } from '../gitops/load.js';
 import { planMarkdown, planObject, planText, summaryLine } from '../gitops/print.js';
+import { unsetSecrets } from '../gitops/preflight.js';
 import { formatProblem, sortProblems, type Problem } from '../gitops/problems.js';
 import { assertStillCurrent, liveDigest, readSavedPlan, savedPlan, withSavedState } from '../gitops/saved-plan.js';
 import { headOf } from '../gitops/source.js';
@@ -91,8 +92,10 @@ export async function runPlan(dir: string, options: PlanOptions): Promise<void> 
 async function planDir(dir: string, options: PlanOptions): Promise<void> {
   const state = await validState(dir, options.json);
   if (!state) return;
-  const planned = await buildPlan(clientOf(options), state, { only: options.domain });
+  const planned = await buildPlan(clientOf(options), state, { only: options.domain, planningOnly: true });
   if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was planned', options.json);
+  const unset = unsetSecrets(state, planned.plan, process.env);
+  if (unset.length) process.stderr.write(`not set here, shown as (secret): ${unset.join(', ')}; apply needs them\n`);
   const root = path.resolve(dir);
   const commit = await headOf(root);
   if (options.out) await writeFile(options.out, `${JSON.stringify(await savedPlan(root, state, planned, { commit, apiUrl: apiUrl(options), only: options.domain }), null, 2)}\n`);

@@ -3,6 +3,7 @@ import type { Config } from '../config/load.js';
 import { createLogger } from '../core/logger.js';
 import { ApiClient } from '../gitops/api-client.js';
 import { GitopsController } from '../gitops/controller.js';
+import { configuredCredentials } from '../gitops/git-access.js';
 import { sourceFor } from '../gitops/source.js';
 
 export type ReconcileOptions = { repo: string; branch: string; path: string; interval: string; url?: string; token?: string; once?: boolean };
@@ -17,7 +18,8 @@ export async function runReconcile(config: Config, options: ReconcileOptions): P
   const interval = Number(options.interval);
   if (!Number.isInteger(interval) || interval < 1) throw new Error(`--interval must be a whole number of seconds, got ${options.interval}`);
   const client = new ApiClient(options.url ?? process.env.CDN_API_URL ?? `http://127.0.0.1:${config.corePort}`, options.token ?? config.apiToken);
-  const controller = new GitopsController({ source: sourceFor(options.repo, options.branch, options.path, config.dataDir), client, intervalMs: interval * 1000, logger, holdProcess: true });
+  const source = sourceFor(options.repo, options.branch, options.path, config.dataDir, configuredCredentials(config));
+  const controller = new GitopsController({ source, client, intervalMs: interval * 1000, logger, holdProcess: true });
   if (options.once) {
     await controller.restore();
     const report = await controller.reconcileNow('manual');
@@ -26,7 +28,7 @@ export async function runReconcile(config: Config, options: ReconcileOptions): P
     return;
   }
   controller.start();
-  logger.info({ repo: options.repo, branch: options.branch, interval }, 'gitops controller started');
+  logger.info({ repo: source.label, branch: options.branch, interval }, 'gitops controller started');
   stopOnSignals(controller, logger);
 }
 

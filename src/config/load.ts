@@ -77,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   checkSslSecretKeys(config as Config);
   checkTrustedProxies(config as Config);
   checkPowerDns(config as Config);
+  if (config.gitopsRepoToken && config.gitopsRepoTokenFile) throw new ConfigError('CDN_GITOPS_REPO_TOKEN and CDN_GITOPS_REPO_TOKEN_FILE are both set; keep one');
   return Object.freeze(config) as Config;
 }
 

@@ -22,6 +22,7 @@ import { startRetention } from './retention.js';
 import { coreRoutes } from './routes.js';
 import { ApiClient } from '../gitops/api-client.js';
 import { GitopsController } from '../gitops/controller.js';
+import { configuredCredentials } from '../gitops/git-access.js';
 import { sourceFor } from '../gitops/source.js';
 
 export type RunningCore = { url: string; port: number; connection: Connection; stop: () => Promise<void> };
@@ -54,14 +55,15 @@ async function closeGracefully(server: Server): Promise<void> {
 // With CDN_GITOPS_REPO the core reconciles that repository itself, through its own REST API.
 function startGitops(config: Config, url: string, logger: Logger): GitopsController | undefined {
   if (!config.gitopsRepo) return undefined;
+  const source = sourceFor(config.gitopsRepo, config.gitopsBranch, config.gitopsPath, config.dataDir, configuredCredentials(config));
   const controller = new GitopsController({
-    source: sourceFor(config.gitopsRepo, config.gitopsBranch, config.gitopsPath, config.dataDir),
+    source,
     client: new ApiClient(url, config.apiToken),
     intervalMs: config.gitopsIntervalSeconds * 1000,
     logger: logger.child({ component: 'gitops' }),
   });
   controller.start();
-  logger.info({ repo: config.gitopsRepo, branch: config.gitopsBranch }, 'gitops controller started in the core');
+  logger.info({ repo: source.label, branch: config.gitopsBranch }, 'gitops controller started in the core');
   return controller;
 }
 

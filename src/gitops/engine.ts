@@ -25,6 +25,8 @@ export type PlanOptions = {
   /** Plan only these apexes (and no settings): `--domain`. */
   only?: string[];
   env?: NodeJS.ProcessEnv;
+  /** `cdn plan`: a secret whose `${VAR}` is not set is planned as (secret), not refused; apply and the controller need it. */
+  planningOnly?: boolean;
 };
 
 const CONCURRENCY = 8;
@@ -65,7 +67,7 @@ export async function buildPlan(client: ApiClient, fullState: DesiredState, opti
   const liveSettings = await readSettings(client, state);
   const plan = combinePlans(planSettings(state.settings, liveSettings), plans);
   const safety = safetyProblem(plan, safetyGate(state.repository));
-  const problems = [...preflightProblems(state, plan, liveSettings, options.env ?? process.env), ...keptRecordProblems(state, plan, desired, live)];
+  const problems = [...preflightProblems(state, plan, liveSettings, options.env ?? process.env, options.planningOnly), ...keptRecordProblems(state, plan, desired, live)];
   return { plan, desired, live, liveSettings, safety, problems };
 }
 

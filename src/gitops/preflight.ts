@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { hasControlCharacter } from '../shared/control-characters.js';
-import type { DesiredState } from './load.js';
+import type { DesiredState, LoadedDomain } from './load.js';
 import type { Item } from './model.js';
 import type { Plan } from './plan.js';
 import type { Problem } from './problems.js';
-import { resolveSecret } from './secrets.js';
+import { resolveSecret, unsetMessage, unsetVariables } from './secrets.js';
 
 type Bounds = { minLength: number; maxLength: number };
 let secretBounds: Bounds | undefined;
@@ -22,21 +22,32 @@ function secretValueProblem(value: string): string | undefined {
   return hasControlCharacter(value) ? 'the resolved secret holds control characters, which the API refuses' : undefined;
 }
 
+type SentSecret = { domain: LoadedDomain; secret: string };
+
 // A secret is resolved only when apply sends it: the domain is created, or the secret itself changes.
-function secretProblems(state: DesiredState, plan: Plan, env: NodeJS.ProcessEnv): Problem[] {
+function sentSecrets(state: DesiredState, plan: Plan): SentSecret[] {
   const sent = new Set(
     plan.domains.filter((domain) => domain.changes.some((change) => change.resource === 'domain' && (change.action === 'create' || change.fields.some((field) => field.field === 'origin_shield_secret')))).map((domain) => domain.domain),
   );
   return state.domains.flatMap((domain) => {
     const secret = domain.spec.origin_shield?.secret;
-    if (secret === undefined || !sent.has(domain.spec.domain)) return [];
-    try {
-      const problem = secretValueProblem(resolveSecret(secret, env));
-      return problem ? [domain.yaml.problemAt(['origin_shield', 'secret'], problem)] : [];
-    } catch (error) {
-      return [domain.yaml.problemAt(['origin_shield', 'secret'], (error as Error).message)];
-    }
+    return secret !== undefined && sent.has(domain.spec.domain) ? [{ domain, secret }] : [];
   });
+}
+
+// Planning only, an unset variable is no problem: the plan shows the secret as (secret) either way.
+function secretProblems(state: DesiredState, plan: Plan, env: NodeJS.ProcessEnv, planningOnly: boolean): Problem[] {
+  return sentSecrets(state, plan).flatMap(({ domain, secret }) => {
+    const missing = unsetVariables(secret, env);
+    if (missing.length) return planningOnly ? [] : [domain.yaml.problemAt(['origin_shield', 'secret'], unsetMessage(missing[0]))];
+    const problem = secretValueProblem(resolveSecret(secret, env));
+    return problem ? [domain.yaml.problemAt(['origin_shield', 'secret'], problem)] : [];
+  });
+}
+
+/** The `${VAR}`s of the secrets a plan sends that the environment does not set: what `cdn plan` shows as (secret) and apply needs. */
+export function unsetSecrets(state: DesiredState, plan: Plan, env: NodeJS.ProcessEnv): string[] {
+  return [...new Set(sentSecrets(state, plan).flatMap(({ secret }) => unsetVariables(secret, env)))];
 }
 
 function hasAddresses(values: Item | undefined): boolean {
@@ -57,9 +68,10 @@ function anycastProblems(state: DesiredState, liveSettings: Record<string, Item>
 
 /**
  * What the API would refuse that the files alone cannot tell: a `${VAR}` that apply would
- * send but the environment does not set, and anycast routing without any anycast address.
- * Found before any write, with the file position, like validation problems.
+ * send but the environment does not set (unless `planningOnly`: `cdn plan` shows it as
+ * (secret)), and anycast routing without any anycast address. Found before any write, with
+ * the file position, like validation problems.
  */
-export function preflightProblems(state: DesiredState, plan: Plan, liveSettings: Record<string, Item>, env: NodeJS.ProcessEnv): Problem[] {
-  return [...secretProblems(state, plan, env), ...anycastProblems(state, liveSettings)];
+export function preflightProblems(state: DesiredState, plan: Plan, liveSettings: Record<string, Item>, env: NodeJS.ProcessEnv, planningOnly = false): Problem[] {
+  return [...secretProblems(state, plan, env, planningOnly), ...anycastProblems(state, liveSettings)];
 }

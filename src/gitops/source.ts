@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
+import { gitRemote, repositoryAccess, type GitCredentials, type RepositoryAccess } from './git-access.js';
 
 /** A checked-out desired state: where its files are and the commit they come from (null when not a git checkout). */
 export type Snapshot = { dir: string; sha: string | null };
@@ -48,30 +49,37 @@ export class WorkingCopySource implements DesiredSource {
   }
 }
 
-/** A repository cloned into the data directory and fast-forwarded to the branch on every fetch. */
+/**
+ * A repository cloned into the data directory and fast-forwarded to the branch on every fetch.
+ * It is named, keyed and cloned without the credentials its URL may carry; git gets them through
+ * its environment only (git-access.ts).
+ */
 export class CloneSource implements DesiredSource {
   private readonly checkout: string;
+  private readonly access: RepositoryAccess;
 
   constructor(
-    private readonly url: string,
+    url: string,
     readonly branch: string,
     private readonly subdir: string,
     dataDir: string,
+    credentials: GitCredentials = {},
   ) {
-    this.checkout = path.resolve(dataDir, 'gitops', createHash('sha256').update(`${url}#${branch}`).digest('hex').slice(0, 16));
+    this.access = repositoryAccess(url, credentials);
+    this.checkout = path.resolve(dataDir, 'gitops', createHash('sha256').update(`${this.access.name}#${branch}`).digest('hex').slice(0, 16));
   }
 
   get label(): string {
-    return this.url;
+    return this.access.name;
   }
 
   async fetch(): Promise<Snapshot> {
     if (!existsSync(path.join(this.checkout, '.git'))) {
       await mkdir(path.dirname(this.checkout), { recursive: true });
-      await simpleGit().clone(this.url, this.checkout, ['--branch', this.branch, '--single-branch']);
+      await gitRemote(this.access, ['clone', '--branch', this.branch, '--single-branch', '--', this.access.name, this.checkout]);
     } else {
+      await gitRemote(this.access, ['fetch', 'origin', this.branch], this.checkout);
       const git = simpleGit(this.checkout);
-      await git.fetch('origin', this.branch);
       await git.reset(['--hard', `origin/${this.branch}`]);
       await git.clean('f', ['-d']);
     }
@@ -98,8 +106,8 @@ export class CloneSource implements DesiredSource {
  * The source for `--repo`: an existing non-bare directory is a working copy read
  * in place; anything else (a URL, file://, a bare repository) is cloned.
  */
-export function sourceFor(repo: string, branch: string, subdir: string, dataDir: string): DesiredSource {
+export function sourceFor(repo: string, branch: string, subdir: string, dataDir: string, credentials?: GitCredentials): DesiredSource {
   const local = !/^[a-z][a-z0-9+.-]*:\/\//i.test(repo) && !/^[\w.-]+@[\w.-]+:/.test(repo) && existsSync(repo) && statSync(repo).isDirectory();
   const bare = local && existsSync(path.join(repo, 'HEAD')) && !existsSync(path.join(repo, '.git'));
-  return local && !bare ? new WorkingCopySource(repo, subdir) : new CloneSource(repo, branch, subdir, dataDir);
+  return local && !bare ? new WorkingCopySource(repo, subdir) : new CloneSource(repo, branch, subdir, dataDir, credentials);
 }

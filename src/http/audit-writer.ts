@@ -1,14 +1,17 @@
 import type { Db } from '../db/client.js';
 import { sqlOf } from '../db/sql.js';
+import { withoutUrlCredentials } from '../shared/url-credentials.js';
 import type { Actor } from './actor.js';
 
 const SECRET_FIELD = /password|secret|token|private_key/i;
 
 /**
  * A copy of a body fit for the audit log or an operator's eyes: the value of every
- * secret-looking field is replaced by "[redacted]" (an unset one stays null).
+ * secret-looking field is replaced by "[redacted]" (an unset one stays null), and every
+ * URL loses the credentials it carries (`https://user:token@host` → `https://host`).
  */
 export function redactSecrets(value: unknown): unknown {
+  if (typeof value === 'string') return withoutUrlCredentials(value);
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (value && typeof value === 'object') {
     return Object.fromEntries(

@@ -83,9 +83,9 @@ describe('cdn plan, apply, export, status and runs as CI runs them', function ()
   });
 
   it('finds an unset ${VAR} and anycast routing without addresses before any write, naming the variable and the file position', async () => {
-    const planned = await cdn(['plan', repo, ...server()]);
-    expect(planned.code).to.equal(1);
-    expect(planned.stderr).to.include('domains/shop.example.yaml:7:11: environment variable SHOP_SHIELD_SECRET is not set (referenced as ${SHOP_SHIELD_SECRET})');
+    const applying = await cdn(['apply', repo, ...server()]);
+    expect(applying.code).to.equal(1);
+    expect(applying.stderr).to.include('domains/shop.example.yaml:7:11: environment variable SHOP_SHIELD_SECRET is not set (referenced as ${SHOP_SHIELD_SECRET})');
     const short = await cdn(['plan', repo, ...server()], { SHOP_SHIELD_SECRET: 'short' });
     expect(short.stderr).to.include('domains/shop.example.yaml:7:11: the resolved secret has 5 characters; the API takes 8 to 512');
     await mkdir(path.join(work, 'anycast/domains'), { recursive: true });

@@ -4,6 +4,7 @@ import { zoneStatuses } from '../dns/zone-sync.js';
 import { ConflictError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { unixSeconds } from '../../http/timestamps.js';
+import { withoutUrlCredentials } from '../../shared/url-credentials.js';
 
 export type RunReport = {
   repo: string;
@@ -35,10 +36,19 @@ function serializeRun(row: RunRow) {
 const toDate = (seconds: number | null | undefined) => (seconds === null || seconds === undefined ? null : new Date(seconds * 1000));
 
 /**
+ * A run as it may be stored and shown: its repository named without the credentials a URL may
+ * carry, and none in its error (git's messages quote URLs), whatever the controller sent.
+ */
+function withoutCredentials(report: RunReport): RunReport {
+  return { ...report, repo: withoutUrlCredentials(report.repo), error: report.error && withoutUrlCredentials(report.error) };
+}
+
+/**
  * Stores one run reported by a controller. A run that applied a refused plan under an
  * acceptance uses it up in the same transaction: a later refusal of the commit needs a new one.
  */
-export async function recordRun(db: Db, report: RunReport) {
+export async function recordRun(db: Db, input: RunReport) {
+  const report = withoutCredentials(input);
   const data = {
     ...report,
     started_at: toDate(report.started_at)!,
@@ -143,7 +153,8 @@ function serializeAcceptance(row: AcceptanceRow) {
  * applies that commit's plan anyway, once, and only while the gate still says what it said
  * when it was accepted (`safety`: the same counts). 409 unless the commit's latest run was refused.
  */
-export async function acceptRefusedPlan(db: Db, input: { repo: string; commit_sha: string; reason: string }, actor: string) {
+export async function acceptRefusedPlan(db: Db, body: { repo: string; commit_sha: string; reason: string }, actor: string) {
+  const input = { ...body, repo: withoutUrlCredentials(body.repo) };
   const run = await db.gitopsRun.findFirst({ where: { repo: input.repo, commit_sha: { startsWith: input.commit_sha } }, orderBy: { id: 'desc' } });
   if (!run || run.status !== 'refused') {
     throw new ConflictError('no refused plan to accept', 'commit_sha', `the latest run of ${input.repo} at ${input.commit_sha} ${run ? `was ${run.status}, not refused` : 'does not exist'}`);
@@ -159,6 +170,7 @@ export async function acceptRefusedPlan(db: Db, input: { repo: string; commit_sh
 
 /** The acceptances of refused plans, newest first, optionally of one repository and commit. */
 export async function listAcceptances(db: Db, filter: { repo?: string; commit_sha?: string }, paging: Paging) {
-  const rows = await db.gitopsAcceptance.findMany({ where: filter, orderBy: { id: 'desc' }, skip: paging.offset, take: paging.limit });
+  const where = { ...filter, repo: filter.repo === undefined ? undefined : withoutUrlCredentials(filter.repo) };
+  const rows = await db.gitopsAcceptance.findMany({ where, orderBy: { id: 'desc' }, skip: paging.offset, take: paging.limit });
   return rows.map(serializeAcceptance);
 }
