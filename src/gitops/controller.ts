@@ -2,6 +2,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ApiClient } from './api-client.js';
+import { gitopsSourceHeaders } from '../http/gitops-source.js';
 import { applyPlan, buildPlan } from './engine.js';
 import { desiredModel, type DomainModel } from './model.js';
 import { withoutDrift, type Drift } from './ownership.js';
@@ -69,7 +70,8 @@ function sameness(report: Pick<RunReport, 'commit_sha' | 'status' | 'problems' |
  */
 export class GitopsController {
   private readonly queue = new PQueue({ concurrency: 1 });
-  private queued = false;
+  // The reason of the reconcile waiting to start, if one is: a later manual request upgrades it.
+  private queued: Trigger | undefined;
   private timer: NodeJS.Timeout | undefined;
   private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
@@ -81,6 +83,11 @@ export class GitopsController {
   private orphaned = new Set<string>();
 
   constructor(private readonly options: ControllerOptions) {}
+
+  /** The repository as its runs are recorded (what POST /api/v1/gitops/reconcile names). */
+  get repo(): string {
+    return this.options.source.label;
+  }
 
   /**
    * Rebuilds after a restart what the core recorded for this repository: the orphaned
@@ -122,13 +129,18 @@ export class GitopsController {
     this.trigger('start');
   }
 
-  /** Asks for a reconcile; returns at once. */
+  /** Asks for a reconcile; returns at once. One already waiting takes the request (and becomes manual if this one is). */
   trigger(reason: Trigger): void {
-    if (this.queued || this.stopped) return;
-    this.queued = true;
+    if (this.stopped) return;
+    if (this.queued) {
+      if (reason === 'manual') this.queued = reason;
+      return;
+    }
+    this.queued = reason;
     void this.queue.add(() => {
-      this.queued = false;
-      return this.reconcile(reason);
+      const queued = this.queued!;
+      this.queued = undefined;
+      return this.reconcile(queued);
     });
   }
 
@@ -144,7 +156,7 @@ export class GitopsController {
     clearTimeout(this.debounce);
     await this.watcher?.close();
     this.queue.clear();
-    this.queued = false;
+    this.queued = undefined;
     await this.queue.onIdle();
   }
 
@@ -192,7 +204,9 @@ export class GitopsController {
         this.remember(planned.desired, []);
         return report;
       }
-      const results = await applyPlan(client, planned, this.options.env ?? process.env);
+      // Each write names this repository and commit, for its audit event (docs/api.md, Audit).
+      const writer = client.withHeaders(gitopsSourceHeaders({ repo: source.label, commit: report.commit_sha }));
+      const results = await applyPlan(writer, planned, this.options.env ?? process.env);
       report.domains = results;
       this.remember(planned.desired, results.filter((result) => !result.ok).map((result) => result.domain));
       this.forget(results, planned);
@@ -229,10 +243,11 @@ export class GitopsController {
   }
 
   // A run that changed nothing and says the same as the last recorded one (no changes, or the
-  // same commit rejected or refused for the same reasons) is not recorded again.
+  // same commit rejected or refused for the same reasons) is not recorded again, unless someone
+  // asked for it (reconcile now): they look for its answer.
   private async record(report: RunReport): Promise<void> {
     const seen = sameness(report);
-    if (REPEATABLE.has(report.status) && seen === this.lastRecorded) return;
+    if (REPEATABLE.has(report.status) && seen === this.lastRecorded && report.trigger !== 'manual') return;
     try {
       await this.options.client.request('POST', '/api/v1/gitops/runs', report);
       this.lastRecorded = seen;
