@@ -28,7 +28,8 @@ const TRIGGER_WORDS: Record<string, string> = {
   interval: 'on its interval',
   webhook: 'by a push',
   watch: 'by a file change',
-  manual: 'on request',
+  manual: 'by hand',
+  request: 'on request',
 };
 
 function runTone(status: string): Tone {

@@ -11,7 +11,8 @@ import { planMarkdown, summaryLine } from './print.js';
 import { formatProblem, sortProblems } from './problems.js';
 import type { DesiredSource } from './source.js';
 
-export type Trigger = 'start' | 'interval' | 'webhook' | 'watch' | 'manual';
+/** What started a run: `request` is "reconcile now" (POST /api/v1/gitops/reconcile), `manual` a run asked for by code (an acceptance, `--once`). */
+export type Trigger = 'start' | 'interval' | 'webhook' | 'watch' | 'manual' | 'request';
 export type RunReport = {
   repo: string;
   branch: string | null;
@@ -70,7 +71,7 @@ function sameness(report: Pick<RunReport, 'commit_sha' | 'status' | 'problems' |
  */
 export class GitopsController {
   private readonly queue = new PQueue({ concurrency: 1 });
-  // The reason of the reconcile waiting to start, if one is: a later manual request upgrades it.
+  // The reason of the reconcile waiting to start, if one is: a later "reconcile now" request makes it one.
   private queued: Trigger | undefined;
   private timer: NodeJS.Timeout | undefined;
   private watcher: FSWatcher | undefined;
@@ -129,11 +130,11 @@ export class GitopsController {
     this.trigger('start');
   }
 
-  /** Asks for a reconcile; returns at once. One already waiting takes the request (and becomes manual if this one is). */
+  /** Asks for a reconcile; returns at once. One already waiting takes the request (and counts as requested if this one is). */
   trigger(reason: Trigger): void {
     if (this.stopped) return;
     if (this.queued) {
-      if (reason === 'manual') this.queued = reason;
+      if (reason === 'request') this.queued = reason;
       return;
     }
     this.queued = reason;
@@ -244,10 +245,10 @@ export class GitopsController {
 
   // A run that changed nothing and says the same as the last recorded one (no changes, or the
   // same commit rejected or refused for the same reasons) is not recorded again, unless someone
-  // asked for it (reconcile now): they look for its answer.
+  // asked for it through the API (reconcile now): they look for its answer.
   private async record(report: RunReport): Promise<void> {
     const seen = sameness(report);
-    if (REPEATABLE.has(report.status) && seen === this.lastRecorded && report.trigger !== 'manual') return;
+    if (REPEATABLE.has(report.status) && seen === this.lastRecorded && report.trigger !== 'request') return;
     try {
       await this.options.client.request('POST', '/api/v1/gitops/runs', report);
       this.lastRecorded = seen;

@@ -34,7 +34,7 @@ declare module 'express-serve-static-core' {
 }
 
 /** Something the webhook and "reconcile now" can wake up: the in-core GitOps controller of `repo`, when one runs. */
-export type Triggerable = { readonly repo: string; trigger: (reason: 'webhook' | 'manual') => void };
+export type Triggerable = { readonly repo: string; trigger: (reason: 'webhook' | 'manual' | 'request') => void };
 export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; gitops?: { controller?: Triggerable }; dns?: { loop?: DnsSyncLoop } };
 
 /** The raw body of a request that has none. */

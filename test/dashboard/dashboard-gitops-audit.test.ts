@@ -105,7 +105,7 @@ describe('the dashboard: GitOps like Argo CD, and a searchable audit log', funct
     await card.getByRole('button', { name: 'Reconcile now' }).click();
     await card.getByRole('status').getByText(`Reconciled at commit ${sha.slice(0, 8)}: Applied.`).waitFor();
     const run = (await runs()).find((candidate) => candidate.commit_sha === sha);
-    expect(run, 'the run the button asked for').to.include({ trigger: 'manual', status: 'applied' });
+    expect(run, 'the run the button asked for').to.include({ trigger: 'request', status: 'applied' });
     expect((await core.get(`/api/v1/domains/${domain.id}/dns/records`)).data[0].ttl).to.equal(900);
 
     await card.getByText('Drifted', { exact: true }).first().waitFor();
@@ -173,9 +173,7 @@ describe('the dashboard: GitOps like Argo CD, and a searchable audit log', funct
     await search.getByRole('button', { name: 'Search' }).click();
     await page.getByText('No event matches.').waitFor();
     await check('audit-empty-search');
-  });
-
-  it('wrote no errors to the browser console but the refused search', () => {
-    expect(consoleErrors.filter((error) => !/status of 422/.test(error))).to.deep.equal([]);
+    // Chromium logs every 4xx answer: the refused search was shown by the page itself.
+    expect(consoleErrors.filter((error) => !/status of 422/.test(error)), 'browser console').to.deep.equal([]);
   });
 });

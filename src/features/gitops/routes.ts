@@ -42,7 +42,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       audit: { action: 'gitops.reconcile', target: 'gitops_repo', targetId: ({ body }) => body.repo },
       handler: async ({ body }) => ({ data: requestReconcile(deps.gitops?.controller, body.repo) }),
       // Woken once the audit event is committed, like an acceptance.
-      afterCommit: () => deps.gitops?.controller?.trigger('manual'),
+      afterCommit: () => deps.gitops?.controller?.trigger('request'),
     },
     {
       method: 'get',

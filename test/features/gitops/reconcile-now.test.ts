@@ -22,7 +22,7 @@ describe('GitOps: reconcile now', function () {
   let core: TestCore;
 
   const runs = async (): Promise<Json[]> => (await core.get('/api/v1/gitops/runs?limit=100')).data;
-  const manualRun = (after: string, what: string) => eventually(what, async () => (await runs()).find((run) => run.trigger === 'manual' && Number(run.id) > Number(after)));
+  const requestedRun = (after: string, what: string) => eventually(what, async () => (await runs()).find((run) => run.trigger === 'request' && Number(run.id) > Number(after)));
   const newestRunId = async () => (await runs())[0]?.id ?? '0';
   const domain = async () => (await core.get('/api/v1/domains?q=now.example')).data[0];
 
@@ -43,12 +43,12 @@ describe('GitOps: reconcile now', function () {
     expect(status).to.include({ repo: repo.url, in_core: true });
   });
 
-  it('applies a commit pushed without any webhook at once, as a manual run', async () => {
+  it('applies a commit pushed without any webhook at once, as a requested run', async () => {
     const sha = await repo.commit('longer ttl', { 'domains/now.example.yaml': DOMAIN(900) });
     const before = await newestRunId();
     const answer = await core.post('/api/v1/gitops/reconcile', { repo: repo.url }, 202);
     expect(answer.data).to.deep.equal({ repo: repo.url, requested: true });
-    const run = await manualRun(before, 'the manual run');
+    const run = await requestedRun(before, 'the requested run');
     expect(run).to.include({ commit_sha: sha, status: 'applied' });
     const records = (await core.get(`/api/v1/domains/${(await domain()).id}/dns/records`)).data;
     expect(records[0].ttl).to.equal(900);
@@ -57,7 +57,7 @@ describe('GitOps: reconcile now', function () {
   it('records the run it asked for even when nothing changed, so the answer can be seen', async () => {
     const before = await newestRunId();
     await core.post('/api/v1/gitops/reconcile', { repo: repo.url }, 202);
-    expect(await manualRun(before, 'a second manual run')).to.include({ status: 'no_changes', commit_sha: repo.shas.at(-1) });
+    expect(await requestedRun(before, 'a second requested run')).to.include({ status: 'no_changes', commit_sha: repo.shas.at(-1) });
   });
 
   it('reports an API change to a git-owned item as drift, each field with its git and live value', async () => {
@@ -66,7 +66,7 @@ describe('GitOps: reconcile now', function () {
     await core.patch(`/api/v1/domains/${owned.id}/origins/${origin.id}`, { weight: 7, max_retries: 3 });
     const before = await newestRunId();
     await core.post('/api/v1/gitops/reconcile', { repo: repo.url }, 202);
-    const run = await manualRun(before, 'the run that finds the drift');
+    const run = await requestedRun(before, 'the run that finds the drift');
     expect(run.drift).to.deep.equal([
       {
         domain: 'now.example',
