@@ -9,7 +9,10 @@ function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-// An item git lists but the live state lacks, or the reverse, has no field to compare: it is compared whole.
+// What happened to the item, from what the plan would do to undo it.
+const HAPPENED: Record<string, string> = { update: 'changed through the API', create: 'deleted through the API', delete: 'added through the API, not in git' };
+
+// An item compared whole, when no field was recorded (one git lists but the live state lacks, or the reverse).
 function rowsOf(item: Drift): FieldChange[] {
   if (item.fields.length) return item.fields;
   if (item.action === 'create') return [{ field: '(the item)', before: '(missing)', after: '(listed)' }];
@@ -32,6 +35,7 @@ export function DriftTable({ title, items, liveLabel = 'Live' }: { title: string
           <div class="drift" key={label}>
             <p>
               {item.domain} · {item.resource.replace(/_/g, ' ')} <code>{item.key}</code>
+              {item.action && HAPPENED[item.action] ? <span class="muted"> ({HAPPENED[item.action]})</span> : null}
             </p>
             <DataTable
               label={`${title}: ${label}`}

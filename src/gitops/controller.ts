@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { ApiClient } from './api-client.js';
 import { gitopsSourceHeaders } from '../http/gitops-source.js';
 import { applyPlan, buildPlan } from './engine.js';
+import { withLiveFields } from './drift-detail.js';
 import { desiredModel, type DomainModel } from './model.js';
 import { withoutDrift, type Drift } from './ownership.js';
 import { loadDesiredState } from './load.js';
@@ -185,7 +186,7 @@ export class GitopsController {
       const selfHeal = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy.self_heal]));
       const { plan, drift, reverted } = withoutDrift(built.plan, this.lastApplied, (apex) => selfHeal.get(apex) ?? false);
       const planned = { ...built, plan };
-      report.drift = drift;
+      report.drift = withLiveFields(drift, built.live);
       report.reverted = reverted;
       report.not_in_git = plan.domains.flatMap((domain) => domain.unmanaged.map((item) => ({ domain: domain.domain, ...item })));
       report.plan_markdown = planMarkdown(planned.plan, planned.safety);
