@@ -26,10 +26,16 @@ export class ApiClient {
   constructor(
     private readonly baseUrl: string,
     private readonly token?: string,
+    private readonly extraHeaders: Record<string, string> = {},
   ) {}
 
+  /** The same client, sending `headers` with every request too (the GitOps source of the writes). */
+  withHeaders(headers: Record<string, string>): ApiClient {
+    return new ApiClient(this.baseUrl, this.token, { ...this.extraHeaders, ...headers });
+  }
+
   async request<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { 'x-request-id': `gitops-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}` };
+    const headers: Record<string, string> = { ...this.extraHeaders, 'x-request-id': `gitops-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}` };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const url = `${this.baseUrl.replace(/\/$/, '')}${path}`;

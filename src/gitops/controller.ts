@@ -2,7 +2,9 @@ import { watch, type FSWatcher } from 'chokidar';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ApiClient } from './api-client.js';
+import { gitopsSourceHeaders } from '../http/gitops-source.js';
 import { applyPlan, buildPlan, safetyGate } from './engine.js';
+import { withLiveFields } from './drift-detail.js';
 import { desiredModel, type DomainModel } from './model.js';
 import { revisionOf, withoutDrift, type Applied, type Drift } from './ownership.js';
 import { loadDesiredState } from './load.js';
@@ -11,7 +13,8 @@ import { planMarkdown, summaryLine } from './print.js';
 import { formatProblem, sortProblems } from './problems.js';
 import type { DesiredSource } from './source.js';
 
-export type Trigger = 'start' | 'interval' | 'webhook' | 'watch' | 'manual';
+/** What started a run: `request` is "reconcile now" (POST /api/v1/gitops/reconcile), `manual` a run asked for by code (an acceptance, `--once`). */
+export type Trigger = 'start' | 'interval' | 'webhook' | 'watch' | 'manual' | 'request';
 export type RunReport = {
   repo: string;
   branch: string | null;
@@ -70,7 +73,8 @@ function sameness(report: Pick<RunReport, 'commit_sha' | 'status' | 'problems' |
  */
 export class GitopsController {
   private readonly queue = new PQueue({ concurrency: 1 });
-  private queued = false;
+  // The reason of the reconcile waiting to start, if one is: a later "reconcile now" request makes it one.
+  private queued: Trigger | undefined;
   private timer: NodeJS.Timeout | undefined;
   private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
@@ -82,6 +86,11 @@ export class GitopsController {
   private orphaned = new Set<string>();
 
   constructor(private readonly options: ControllerOptions) {}
+
+  /** The repository as its runs are recorded (what POST /api/v1/gitops/reconcile names). */
+  get repo(): string {
+    return this.options.source.label;
+  }
 
   /**
    * Rebuilds after a restart what the core recorded for this repository: the orphaned
@@ -124,13 +133,18 @@ export class GitopsController {
     this.trigger('start');
   }
 
-  /** Asks for a reconcile; returns at once. */
+  /** Asks for a reconcile; returns at once. One already waiting takes the request (and counts as requested if this one is). */
   trigger(reason: Trigger): void {
-    if (this.queued || this.stopped) return;
-    this.queued = true;
+    if (this.stopped) return;
+    if (this.queued) {
+      if (reason === 'request') this.queued = reason;
+      return;
+    }
+    this.queued = reason;
     void this.queue.add(() => {
-      this.queued = false;
-      return this.reconcile(reason);
+      const queued = this.queued!;
+      this.queued = undefined;
+      return this.reconcile(queued);
     });
   }
 
@@ -146,7 +160,7 @@ export class GitopsController {
     clearTimeout(this.debounce);
     await this.watcher?.close();
     this.queue.clear();
-    this.queued = false;
+    this.queued = undefined;
     await this.queue.onIdle();
   }
 
@@ -176,7 +190,7 @@ export class GitopsController {
       const { plan, drift, reverted } = withoutDrift(built.plan, this.lastApplied, (apex) => selfHeal.get(apex) ?? false, revision);
       // The safety gate weighs what this run deletes: drift left alone is not deleted.
       const planned = { ...built, plan, safety: safetyProblem(plan, safetyGate(state.repository)) };
-      report.drift = drift;
+      report.drift = withLiveFields(drift, built.live);
       report.reverted = reverted;
       report.not_in_git = plan.domains.flatMap((domain) => domain.unmanaged.map((item) => ({ domain: domain.domain, ...item })));
       report.plan_markdown = planMarkdown(planned.plan, planned.safety);
@@ -196,7 +210,9 @@ export class GitopsController {
         this.remember(planned.desired, [], revision);
         return report;
       }
-      const results = await applyPlan(client, planned, this.options.env ?? process.env);
+      // Each write names this repository and commit, for its audit event (docs/api.md, Audit).
+      const writer = client.withHeaders(gitopsSourceHeaders({ repo: source.label, commit: report.commit_sha }));
+      const results = await applyPlan(writer, planned, this.options.env ?? process.env);
       report.domains = results;
       this.remember(planned.desired, results.filter((result) => !result.ok).map((result) => result.domain), revision);
       this.forget(results, planned);
@@ -233,10 +249,11 @@ export class GitopsController {
   }
 
   // A run that changed nothing and says the same as the last recorded one (no changes, or the
-  // same commit rejected or refused for the same reasons) is not recorded again.
+  // same commit rejected or refused for the same reasons) is not recorded again, unless someone
+  // asked for it through the API (reconcile now): they look for its answer.
   private async record(report: RunReport): Promise<void> {
     const seen = sameness(report);
-    if (REPEATABLE.has(report.status) && seen === this.lastRecorded) return;
+    if (REPEATABLE.has(report.status) && seen === this.lastRecorded && report.trigger !== 'request') return;
     try {
       await this.options.client.request('POST', '/api/v1/gitops/runs', report);
       this.lastRecorded = seen;

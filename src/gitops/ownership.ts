@@ -5,7 +5,8 @@ import { RULE_SECTIONS } from './spec.js';
 
 export type Drift = { domain: string; resource: Change['resource']; key: string; action: Change['action']; fields: Change['fields'] };
 
-function itemOf(model: DomainModel, change: Change): Item | undefined {
+/** The item of `model` a change is about (its resource and key), if the model has it. */
+export function itemOf(model: DomainModel, change: Pick<Change, 'resource' | 'key'>): Item | undefined {
   switch (change.resource) {
     case 'domain':
       return model.fields;

@@ -77,7 +77,7 @@ export function topField(path: string): string {
 }
 
 /** What a create shows: the fields the file sets, not those equal to the API's defaults or empty. */
-function createdFields(resource: string, item: Item): FieldChange[] {
+export function createdFields(resource: string, item: Item): FieldChange[] {
   const defaults = resource === 'origin' ? { ...fieldDefaults(resource), port: DEFAULT_PORT[String(item.scheme)] } : fieldDefaults(resource);
   return Object.entries(item)
     .filter(([field, value]) => !absent(value) && !isDeepStrictEqual(value, defaults[field]) && !(isPlainObject(value) && Object.keys(value).length === 0))

@@ -8,6 +8,8 @@ import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
 import { ANONYMOUS, type Actor } from './actor.js';
 import { writeAudit, redactSecrets, type AuditEntry } from './audit-writer.js';
+import { namesNow } from '../features/audit/target-names.js';
+import { gitopsSourceOf } from './gitops-source.js';
 import { markConfigDirty } from '../publish/dirty.js';
 import type { ActiveVersion } from '../publish/active-version.js';
 import { verifyEdgeRequest } from '../features/edges/edge-auth.js';
@@ -31,8 +33,8 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** Something the webhook can wake up: the in-core GitOps controller, when one runs. */
-export type Triggerable = { trigger: (reason: 'webhook' | 'manual') => void };
+/** Something the webhook and "reconcile now" can wake up: the in-core GitOps controller of `repo`, when one runs. */
+export type Triggerable = { readonly repo: string; trigger: (reason: 'webhook' | 'manual' | 'request') => void };
 export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; gitops?: { controller?: Triggerable }; dns?: { loop?: DnsSyncLoop } };
 
 /** The raw body of a request that has none. */
@@ -69,7 +71,7 @@ function deepestPathId(params: Record<string, string>): string | undefined {
   return params.ruleId ?? params.recordId ?? params.originId ?? params.requestId ?? params.domainId;
 }
 
-/** The audit event of one audited write: what the route names, the target the result or path gives, the body as sent (secrets redacted). */
+/** The audit event of one audited write: what the route names, the target the result or path gives, the body as sent (secrets redacted), and the GitOps source the caller declared. */
 export function auditEntryOf(route: Route, context: RouteContext, result: unknown): AuditEntry {
   const audit = route.audit!;
   const answer = result as { data?: { id?: unknown } } | undefined;
@@ -81,18 +83,21 @@ export function auditEntryOf(route: Route, context: RouteContext, result: unknow
     targetId,
     domainId: context.params.domainId ?? (audit.target === 'domain' ? targetId : undefined),
     requestId: context.requestId,
+    gitops: context.gitops,
     detail: context.sent && Object.keys(context.sent).length > 0 ? { body: redactSecrets(context.sent) } : {},
   };
 }
 
 /**
  * Runs an audited route's handler on `tx` and writes its audit event there (the caller holds the
- * transaction), or adds it to `audits` for the caller to write with the others (a batch).
+ * transaction), or adds it to `audits` for the caller to write with the others (a batch). A delete
+ * reads the names of its target and domain first: the audit log keeps them once the rows are gone.
  */
 export async function runAuditedStep(route: Route, context: RouteContext, tx: Db, audits?: AuditEntry[]): Promise<unknown> {
   const scoped = { ...context, db: tx };
+  const names = route.method === 'delete' ? await namesNow(tx, auditEntryOf(route, scoped, undefined)) : {};
   const result = await route.handler(scoped);
-  const entry = auditEntryOf(route, scoped, result);
+  const entry = { ...auditEntryOf(route, scoped, result), ...names };
   if (audits) audits.push(entry);
   else await writeAudit(tx, entry);
   return result;
@@ -156,6 +161,7 @@ async function respond(route: Route, validate: ValidateFunction | undefined, req
     rawBody: (req as Request & { rawBody?: Buffer }).rawBody ?? EMPTY_BODY,
     requestId: req.requestId,
     clientIp: req.ip ?? req.socket.remoteAddress ?? '',
+    gitops: gitopsSourceOf(req.headers as Record<string, string | undefined>),
     db: deps.prisma,
     log: req.log,
   };

@@ -1,7 +1,9 @@
 import type { Db } from '../db/client.js';
 import { sqlOf } from '../db/sql.js';
 import { withoutUrlCredentials } from '../shared/url-credentials.js';
+import { domainNameSql, targetNameSql } from '../features/audit/target-names.js';
 import type { Actor } from './actor.js';
+import type { GitopsSource } from './gitops-source.js';
 
 const SECRET_FIELD = /password|secret|token|private_key/i;
 
@@ -26,8 +28,13 @@ export type AuditEntry = {
   action: string;
   targetType: string;
   targetId?: string;
+  /** The target's name when it cannot be read at write time (a delete reads it before the row goes). */
+  targetName?: string;
   domainId?: string;
+  domainName?: string;
   requestId?: string;
+  /** The GitOps repository and commit whose apply made the change. */
+  gitops?: GitopsSource;
   detail?: unknown;
 };
 
@@ -38,8 +45,12 @@ function rowOf(entry: AuditEntry) {
     action: entry.action,
     target_type: entry.targetType,
     target_id: entry.targetId ?? null,
+    target_name: entry.targetName ?? null,
     domain_id: entry.domainId ?? null,
+    domain_name: entry.domainName ?? null,
     request_id: entry.requestId ?? null,
+    gitops_repo: entry.gitops?.repo ?? null,
+    gitops_commit: entry.gitops?.commit ?? null,
     detail: (entry.detail ?? {}) as object,
   };
 }
@@ -49,11 +60,13 @@ export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
   await writeAudits(db, [entry]);
 }
 
-// One row per array element, in order (SQL on Prisma's connection: src/db/sql.ts).
-const INSERT_AUDITS = `INSERT INTO audit_events (actor, actor_type, action, target_type, target_id, domain_id, request_id, detail)
-  SELECT actor, actor_type, action, target_type, target_id, domain_id, request_id, detail::jsonb
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-    WITH ORDINALITY AS entry(actor, actor_type, action, target_type, target_id, domain_id, request_id, detail, position)
+// One row per array element, in order (SQL on Prisma's connection: src/db/sql.ts). Target and
+// domain names not given are read in the same statement, from the rows as the transaction sees them.
+const INSERT_AUDITS = `INSERT INTO audit_events (actor, actor_type, action, target_type, target_id, target_name, domain_id, domain_name, request_id, gitops_repo, gitops_commit, detail)
+  SELECT actor, actor_type, action, target_type, target_id, COALESCE(target_name, ${targetNameSql('entry.target_type', 'entry.target_id')}),
+    domain_id, COALESCE(domain_name, ${domainNameSql('entry.domain_id')}), request_id, gitops_repo, gitops_commit, detail::jsonb
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+    WITH ORDINALITY AS entry(actor, actor_type, action, target_type, target_id, target_name, domain_id, domain_name, request_id, gitops_repo, gitops_commit, detail, position)
   ORDER BY position`;
 
 /** Writes audit events in one statement, in order (a batch's writes, or one request's). */
@@ -62,5 +75,6 @@ export async function writeAudits(db: Db, entries: AuditEntry[]): Promise<void> 
   const rows = entries.map(rowOf);
   const column = <K extends keyof ReturnType<typeof rowOf>>(key: K) => rows.map((row) => row[key]);
   const details = rows.map((row) => JSON.stringify(row.detail));
-  await sqlOf(db).query(INSERT_AUDITS, [column('actor'), column('actor_type'), column('action'), column('target_type'), column('target_id'), column('domain_id'), column('request_id'), details]);
+  const columns = (['actor', 'actor_type', 'action', 'target_type', 'target_id', 'target_name', 'domain_id', 'domain_name', 'request_id', 'gitops_repo', 'gitops_commit'] as const).map(column);
+  await sqlOf(db).query(INSERT_AUDITS, [...columns, details]);
 }

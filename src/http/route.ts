@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Actor } from './actor.js';
 import type { AuthLevel } from './auth.js';
 import type { Db } from '../db/client.js';
+import type { GitopsSource } from './gitops-source.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -19,6 +20,8 @@ export type RouteContext<Body = any> = {
   requestId: string;
   /** The caller's address: the socket's, or the one a trusted proxy forwarded (CDN_API_TRUSTED_PROXIES). */
   clientIp: string;
+  /** The GitOps repository and commit the caller says the request applies (X-CDN-GitOps-Repo/-Commit), for its audit events. */
+  gitops?: GitopsSource;
   db: Db;
   log: Logger;
 };

@@ -70,6 +70,7 @@ export function validBodies(fixtures: SweepFixtures): Record<string, unknown> {
     'edge-register': { edge_id: fixtures.edgeId, hostname: 'edge-1', public_ip: '192.0.2.50', region: 'eu', country: 'DE', version: '1.0.0' },
     'geo-routes-put': { routes: [{ scope: 'country', code: 'DE', target: '192.0.2.1' }, { scope: 'default', code: null, target: '192.0.2.2' }] },
     'gitops-accept': { repo: 'https://git.example/sweep.git', commit_sha: 'a'.repeat(40), reason: 'intended' },
+    'gitops-reconcile': { repo: 'https://git.example/sweep.git' },
     'gitops-run': {
       repo: 'https://git.example/sweep.git',
       branch: 'main',

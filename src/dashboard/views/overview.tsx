@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Badge, DataTable, Empty, Failure, Loading, When } from '../components.js';
+import { Commit } from '../commit-link.js';
+import { RunStatus } from '../gitops-status.js';
 import { useApi } from '../use-api.js';
 
 type Overview = {
@@ -13,12 +15,6 @@ type Run = { id: string; repo: string; commit_sha: string | null; status: string
 const SEVERITY_TONE = { info: 'neutral', warning: 'warn', critical: 'bad' } as const;
 // The most severe come first; a long list (a thousand domains waiting for delegation) is opened on demand.
 const WARNINGS_SHOWN = 20;
-
-export function runTone(status: string): 'good' | 'warn' | 'bad' | 'neutral' {
-  if (status === 'applied' || status === 'no_changes') return 'good';
-  if (status === 'partial' || status === 'refused') return 'warn';
-  return status === 'failed' || status === 'rejected' ? 'bad' : 'neutral';
-}
 
 /** Totals, warnings, recent GitOps runs and edge pool health, from /overview, /overview/warnings and /gitops/runs. */
 export function OverviewView() {
@@ -81,8 +77,8 @@ export function OverviewView() {
           rowKey={(run) => run.id}
           cells={(run) => [
             <When at={run.started_at} />,
-            <code>{run.commit_sha?.slice(0, 8) ?? '—'}</code>,
-            <Badge tone={runTone(run.status)}>{run.status}</Badge>,
+            <Commit repo={run.repo} sha={run.commit_sha} />,
+            <RunStatus status={run.status} />,
             `${run.counts.creates ?? 0} created, ${run.counts.updates ?? 0} updated, ${run.counts.deletes ?? 0} deleted`,
           ]}
         />

@@ -1,9 +1,9 @@
 import { parsePaging } from '../../http/paging.js';
-import { optionalIdParam } from '../../http/query.js';
 import type { Route } from '../../http/route.js';
+import { auditFilterOf } from './filter.js';
 import { listAuditEvents } from './service.js';
 
-/** The audit log, newest first; `domain_id` filters. */
+/** The audit log, newest first; `actor`, `action`, `target_type`, `target`, `from`, `to` and `domain_id` filter (filter.ts). */
 export function auditRoutes(): Route[] {
   return [
     {
@@ -12,7 +12,7 @@ export function auditRoutes(): Route[] {
       auth: 'api',
       paged: true,
       handler: async ({ db, query }) => ({
-        data: await listAuditEvents(db, parsePaging(query), optionalIdParam(query, 'domain_id')),
+        data: await listAuditEvents(db, parsePaging(query), auditFilterOf(query)),
       }),
     },
   ];

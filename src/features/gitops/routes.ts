@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
 import { Reply, type Route } from '../../http/route.js';
+import { requestReconcile } from './reconcile-now.js';
 import { acceptRefusedPlan, gitopsStatus, listAcceptances, listRuns, recordRun } from './service.js';
 import { pushConcernsBranch, readPushPayload, verifyWebhook } from './webhook.js';
 
@@ -8,10 +9,10 @@ function textParam(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Controller run reports, status, and the push webhook that wakes the in-core controller. */
+/** Controller run reports, status, reconcile now, and the push webhook that wake the in-core controller. */
 export function gitopsRoutes(deps: AppDeps): Route[] {
   return [
-    { method: 'get', path: '/api/v1/gitops/status', auth: 'api', handler: async ({ db }) => ({ data: await gitopsStatus(db, deps.config) }) },
+    { method: 'get', path: '/api/v1/gitops/status', auth: 'api', handler: async ({ db }) => ({ data: await gitopsStatus(db, deps.config, deps.gitops?.controller?.repo) }) },
     { method: 'get', path: '/api/v1/gitops/runs', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listRuns(db, parsePaging(query)) }) },
     {
       method: 'post',
@@ -31,6 +32,17 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       handler: async ({ db, body, actor }) => ({ data: await acceptRefusedPlan(db, body, actor.name) }),
       // The controller reads the acceptance through the API, so it is woken once it is committed.
       afterCommit: () => deps.gitops?.controller?.trigger('manual'),
+    },
+    {
+      method: 'post',
+      path: '/api/v1/gitops/reconcile',
+      auth: 'api',
+      body: 'gitops-reconcile',
+      status: 202,
+      audit: { action: 'gitops.reconcile', target: 'gitops_repo', targetId: ({ body }) => body.repo },
+      handler: async ({ body }) => ({ data: requestReconcile(deps.gitops?.controller, body.repo) }),
+      // Woken once the audit event is committed, like an acceptance.
+      afterCommit: () => deps.gitops?.controller?.trigger('request'),
     },
     {
       method: 'get',

@@ -117,10 +117,10 @@ async function ownership(db: Db, repo: string, lastGood: string | null) {
  * items were changed through the API and left so), rejected (the newest commit
  * does not validate), failed/partial (apply errors) or refused (safety gate);
  * and the domains it owned whose file is gone, left in place (orphaned); what it owns (managed,
- * not_in_git); and the DNS
- * publication status of the latest run's domains (dns).
+ * not_in_git); whether this core runs its controller (in_core: POST /api/v1/gitops/reconcile
+ * can wake it); and the DNS publication status of the latest run's domains (dns).
  */
-export async function gitopsStatus(db: Db, config: Config) {
+export async function gitopsStatus(db: Db, config: Config, coreRepo?: string) {
   const repos = await db.gitopsRun.groupBy({ by: ['repo'], _max: { id: true } });
   const status = [];
   for (const repo of repos) {
@@ -129,6 +129,7 @@ export async function gitopsStatus(db: Db, config: Config) {
     status.push({
       repo: repo.repo,
       branch: latest.branch,
+      in_core: repo.repo === coreRepo,
       state: HEALTHY.has(latest.status) ? ((latest.drift as unknown[]).length ? 'drifted' : 'ok') : latest.status,
       last_run: serializeRun(latest),
       last_good_commit: good?.commit_sha ?? null,
