@@ -242,11 +242,11 @@ function overGate(deletes: number, live: number, gate: SafetyGate): boolean {
 }
 
 function gateMessage(deletes: number, live: number, where: string, gate: SafetyGate): string {
-  return `the plan deletes ${deletes} of ${live} live items (${((deletes / live) * 100).toFixed(0)}%)${where}, more than max_delete_percent ${gate.maxPercent}%; use --force to apply it anyway`;
+  return `the plan deletes ${deletes} of ${live} live items (${((deletes / live) * 100).toFixed(0)}%)${where}, more than max_delete_percent ${gate.maxPercent}%`;
 }
 
 /**
- * Why the plan must not be applied without --force: it deletes more than `maxPercent` of the
+ * Why the plan must not be applied unless forced or accepted: it deletes more than `maxPercent` of the
  * live items it changes or keeps (orphaned domains, left alone, are not weighed), or of one
  * domain's live items, as octoDNS gates each zone. The gate applies only from `minLiveItems`
  * live items, so the one record of a small domain can change. A domain deleted whole because
