@@ -153,10 +153,12 @@ function diffSingle(resource: Resource, key: string, desired: Item | undefined, 
 }
 
 // A new domain's routing, cache and SSL settings are part of its creation: shown as set, not counted.
+// Routing at its defaults is what the API gives a new domain: nothing to write.
 function creationSettings(desired: DomainModel): Change[] {
   return (['routing', 'cache', 'ssl'] as const).flatMap((resource): Change[] => {
     const item = desired[resource];
-    return item ? [{ action: 'create', resource, key: desired.apex, fields: createdFields(resource, item), desired: item }] : [];
+    const fields = item ? createdFields(resource, item) : [];
+    return item && (fields.length || resource !== 'routing') ? [{ action: 'create', resource, key: desired.apex, fields, desired: item }] : [];
   });
 }
 
