@@ -61,14 +61,14 @@ export function buildCli(): Command {
     .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
     .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
     .option('--json', 'print the plan as one JSON document (with the safety warning, the desired commit and digest, and the live digest)')
-    .option('--markdown', 'print the plan as Markdown for a pull-request comment (under 65,536 characters)')
+    .option('--markdown', 'print the plan as Markdown for a pull-request comment (under 65,536 characters); when nothing can be planned, a Markdown error')
     .option('--out <file>', 'also write the plan to FILE, for cdn apply FILE')
     .option('--domain <apex>', 'plan only this domain (repeat for more; settings are left out)', collect)
-    .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none, 1 on errors')
+    .option('--detailed-exitcode', 'exit 2 when there are changes, 3 when the safety gate will refuse them, 0 when none, 1 on errors')
     .option('--expect-no-changes', 'exit 1 when anything would change')
     .option('--ref <ref>', 'plan the state of this git ref (commit, branch, tag) of the repository DIR instead of its working tree')
     .option('--path <subdir>', 'with --ref: sub-directory holding the desired state', '.')
-    .addHelpText('after', '\nExit codes: 0 no changes (or changes without --detailed-exitcode), 1 error or --expect-no-changes with changes, 2 changes with --detailed-exitcode.')
+    .addHelpText('after', '\nExit codes: 0 no changes (or changes without --detailed-exitcode), 1 error or --expect-no-changes with changes, 2 changes with --detailed-exitcode, 3 with --detailed-exitcode: changes the safety gate will refuse (cdn apply exits 3 on them without --force).')
     .action(async (dir: string, options: object) => (await commands.plan()).runPlan(dir, options));
   program
     .command('apply')
@@ -124,6 +124,7 @@ export function buildCli(): Command {
     .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:$CDN_CORE_PORT)')
     .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
     .option('--once', 'reconcile once, print the run report and exit')
+    .addHelpText('after', '\nExit codes with --once: 0 applied or no changes, 1 anything else (rejected, refused by the safety gate: its error names the cdn accept-plan line, failed, partial).')
     .action(async (options: import('./commands/reconcile.js').ReconcileOptions) => (await commands.reconcile()).runReconcile(config(), options));
   registerAdminCommands(program.command('admin').description('manage admin users'), config);
   registerEdgeTokenCommands(program.command('edge-token').description('manage edge tokens'), config);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiClient } from '../gitops/api-client.js';
-import { domainFileText, secretVariable } from '../gitops/export.js';
+import { domainFileText, secretVariable, writeSchemas } from '../gitops/export.js';
 import type { Exported } from '../gitops/live.js';
 import { loadDesiredState } from '../gitops/load.js';
 import { formatProblem, sortProblems } from '../gitops/problems.js';
@@ -21,8 +21,9 @@ function selected(all: Exported[], names: string[] | undefined): Exported[] {
 /**
  * `cdn export [DIR]`: writes the live state of domains as desired-state files
  * (DIR/domains/<apex>.yaml), so existing domains can be brought under git without
- * prune deleting what a hand-written file forgot. Existing files are kept unless
- * --force; the written directory is validated like `cdn validate`.
+ * prune deleting what a hand-written file forgot, and this version's schemas beside
+ * them (DIR/schemas/), which the files' modelines name. Existing domain files are kept
+ * unless --force; the written directory is validated like `cdn validate`.
  */
 export async function runExport(dir: string, options: ExportOptions): Promise<void> {
   const root = path.resolve(dir);
@@ -34,10 +35,11 @@ export async function runExport(dir: string, options: ExportOptions): Promise<vo
     const relative = path.join('domains', `${exported.domain.domain}.yaml`);
     const file = path.join(root, relative);
     if (existsSync(file) && !options.force) throw new Error(`${relative} exists; nothing was overwritten (use --force to replace it)`);
-    await writeFile(file, domainFileText(exported, root));
+    await writeFile(file, domainFileText(exported));
     if (exported.domain.origin_shield_secret_set) secrets.push(secretVariable(String(exported.domain.domain)));
     process.stdout.write(`wrote ${relative}\n`);
   }
+  process.stdout.write(`wrote ${(await writeSchemas(root)).join(', ')} (the schemas the files' modelines name)\n`);
   if (secrets.length) process.stdout.write(`set the origin-shield secret(s) in the reconciler's environment: ${secrets.join(', ')} (the API never returns secret values)\n`);
   const state = await loadDesiredState(root);
   for (const problem of sortProblems(state.problems)) process.stderr.write(`${formatProblem(problem)}\n`);

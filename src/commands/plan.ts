@@ -4,6 +4,7 @@ import type { DomainResult } from '../gitops/apply.js';
 import { ApiClient } from '../gitops/api-client.js';
 import { applyPlan, buildPlan, type PlannedState } from '../gitops/engine.js';
 import { loadDesiredState, type DesiredState } from '../gitops/load.js';
+import { failureMarkdown } from '../gitops/failure-markdown.js';
 import { planMarkdown, planObject, planText, summaryLine } from '../gitops/print.js';
 import { unsetSecrets } from '../gitops/preflight.js';
 import { formatProblem, sortProblems, type Problem } from '../gitops/problems.js';
@@ -13,11 +14,14 @@ import { headOf } from '../gitops/source.js';
 /**
  * Exit codes of plan and apply: 0 done (plan: no changes, or changes without
  * --detailed-exitcode), 1 an error (nothing applied), 2 plan --detailed-exitcode found
- * changes, 3 apply refused by the safety gate, 4 apply left at least one domain failed.
+ * changes, 3 the safety gate refuses the plan (apply refused it; plan --detailed-exitcode:
+ * apply would refuse it), 4 apply left at least one domain failed.
  */
 export const EXIT = { ok: 0, error: 1, changes: 2, refused: 3, failed: 4 } as const;
 
 export type ServerOptions = { url?: string; token?: string };
+// Where a failure goes besides stderr: one JSON document (--json) or a Markdown comment (--markdown) on stdout.
+type FailureOutput = { json?: boolean; markdown?: boolean };
 export type PlanOptions = ServerOptions & { json?: boolean; markdown?: boolean; ref?: string; path?: string; out?: string; domain?: string[]; detailedExitcode?: boolean; expectNoChanges?: boolean };
 export type ApplyOptions = ServerOptions & { force?: boolean; json?: boolean; domain?: string[] };
 
@@ -34,28 +38,30 @@ function printJson(document: object): void {
   process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
 }
 
-function printProblems(problems: Problem[], what: string, json: boolean | undefined): void {
+function printProblems(problems: Problem[], what: string, output: FailureOutput): void {
   const sorted = sortProblems(problems);
   for (const problem of sorted) process.stderr.write(`${formatProblem(problem)}\n`);
   process.stderr.write(`${problems.length} problem(s); ${what}\n`);
-  if (json) printJson({ status: 'rejected', problems: sorted });
+  if (output.json) printJson({ status: 'rejected', problems: sorted });
+  if (output.markdown) process.stdout.write(failureMarkdown(`${problems.length} problem(s); ${what}.`, sorted));
   process.exitCode = EXIT.error;
 }
 
-async function withJsonErrors(json: boolean | undefined, work: () => Promise<void>): Promise<void> {
+async function withFailureOutput(output: FailureOutput, work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
-    if (json) printJson({ status: 'error', error: (error as Error).message });
+    if (output.json) printJson({ status: 'error', error: (error as Error).message });
+    if (output.markdown) process.stdout.write(failureMarkdown((error as Error).message));
     throw error;
   }
 }
 
 // A desired state that does not validate is never planned against the server.
-async function validState(dir: string, json: boolean | undefined): Promise<DesiredState | undefined> {
+async function validState(dir: string, output: FailureOutput): Promise<DesiredState | undefined> {
   const state = await loadDesiredState(path.resolve(dir));
   if (!state.problems.length) return state;
-  printProblems(state.problems, 'nothing was planned', json);
+  printProblems(state.problems, 'nothing was planned', output);
   return undefined;
 }
 
@@ -83,17 +89,31 @@ function changeCount(planned: PlannedState): number {
 /**
  * `cdn plan DIR [--ref REF]`: what apply would change, as text (default), one JSON document
  * (--json) or Markdown (--markdown), each with the safety warning; --out also writes the
- * plan to a file for `cdn apply FILE`.
+ * plan to a file for `cdn apply FILE`. When nothing can be planned, --json and --markdown
+ * still print one document saying why.
  */
 export async function runPlan(dir: string, options: PlanOptions): Promise<void> {
-  await withJsonErrors(options.json, () => (options.ref ? atRef(dir, options.ref, options.path ?? '.', (checkout) => planDir(checkout, options)) : planDir(dir, options)));
+  await withFailureOutput(options, () => (options.ref ? atRef(dir, options.ref, options.path ?? '.', (checkout) => planDir(checkout, options)) : planDir(dir, options)));
+}
+
+// What the safety gate's refusal means for whoever applies the plan.
+function refusalNote(commit: string | null): string {
+  return `the safety gate will refuse this plan: apply it with cdn apply --force, or let a controller apply it with cdn accept-plan --repo REPO --commit ${commit ?? 'SHA'} --reason TEXT\n`;
+}
+
+function exitCodeOf(planned: PlannedState, options: PlanOptions): number {
+  const changes = changeCount(planned);
+  if (changes && options.expectNoChanges) return EXIT.error;
+  if (!options.detailedExitcode) return EXIT.ok;
+  if (planned.safety) return EXIT.refused;
+  return changes ? EXIT.changes : EXIT.ok;
 }
 
 async function planDir(dir: string, options: PlanOptions): Promise<void> {
-  const state = await validState(dir, options.json);
+  const state = await validState(dir, options);
   if (!state) return;
   const planned = await buildPlan(clientOf(options), state, { only: options.domain, planningOnly: true });
-  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was planned', options.json);
+  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was planned', options);
   const unset = unsetSecrets(state, planned.plan, process.env);
   if (unset.length) process.stderr.write(`not set here, shown as (secret): ${unset.join(', ')}; apply needs them\n`);
   const root = path.resolve(dir);
@@ -102,11 +122,10 @@ async function planDir(dir: string, options: PlanOptions): Promise<void> {
   if (options.json) printJson({ ...planObject(planned.plan, planned.safety), desired: { commit, digest: state.digest }, live: { digest: liveDigest(planned, state.settings) } });
   else process.stdout.write((options.markdown ? planMarkdown : planText)(planned.plan, planned.safety));
   if (options.out) process.stderr.write(`plan written to ${options.out}; apply it with: cdn apply ${options.out}\n`);
+  if (planned.safety) process.stderr.write(refusalNote(commit));
   const changes = changeCount(planned);
-  if (changes && options.expectNoChanges) {
-    process.stderr.write(`${changes} change(s) planned, but --expect-no-changes was given\n`);
-    process.exitCode = EXIT.error;
-  } else if (changes && options.detailedExitcode) process.exitCode = EXIT.changes;
+  if (changes && options.expectNoChanges) process.stderr.write(`${changes} change(s) planned, but --expect-no-changes was given\n`);
+  process.exitCode = exitCodeOf(planned, options);
 }
 
 function report(results: DomainResult[], json: boolean | undefined, planned: PlannedState): void {
@@ -119,7 +138,7 @@ function report(results: DomainResult[], json: boolean | undefined, planned: Pla
 async function applyPlanned(client: ApiClient, planned: PlannedState, options: ApplyOptions): Promise<void> {
   if (planned.safety && !options.force) {
     if (options.json) printJson({ status: 'refused', ...planObject(planned.plan, planned.safety) });
-    process.stderr.write(`refused: ${planned.safety}\n`);
+    process.stderr.write(`refused: ${planned.safety}; use --force to apply it anyway\n`);
     process.exitCode = EXIT.refused;
     return;
   }
@@ -138,7 +157,7 @@ async function applyPlanned(client: ApiClient, planned: PlannedState, options: A
  * domain, each in one transaction.
  */
 export async function runApply(target: string, options: ApplyOptions): Promise<void> {
-  await withJsonErrors(options.json, () => applyTarget(target, options));
+  await withFailureOutput(options, () => applyTarget(target, options));
 }
 
 async function applyTarget(target: string, options: ApplyOptions): Promise<void> {
@@ -147,15 +166,15 @@ async function applyTarget(target: string, options: ApplyOptions): Promise<void>
     const saved = await readSavedPlan(target);
     await withSavedState(saved, async (_root, state) => {
       const planned = await buildPlan(client, state, { only: saved.only ?? undefined });
-      if (planned.problems.length) return printProblems(planned.problems, 'nothing was applied', options.json);
+      if (planned.problems.length) return printProblems(planned.problems, 'nothing was applied', options);
       assertStillCurrent(saved, planned, state.settings, planned.plan);
       await applyPlanned(client, planned, options);
     });
     return;
   }
-  const state = await validState(target, options.json);
+  const state = await validState(target, options);
   if (!state) return;
   const planned = await buildPlan(client, state, { only: options.domain });
-  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was applied', options.json);
+  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was applied', options);
   await applyPlanned(client, planned, options);
 }

@@ -57,6 +57,25 @@ export type ControllerOptions = {
 
 const seconds = () => Math.floor(Date.now() / 1000);
 
+// A refusal ends with the command that lets the plan apply: the controller has no --force.
+const ACCEPT_HINT = '; to apply it anyway: ';
+
+// A word as the shell reads it: quoted unless it is made of characters the shell leaves alone.
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** Why the controller refused a plan: the safety gate's warning and the `cdn accept-plan` line that lets it apply once. */
+function refusalOf(safety: string, repo: string, sha: string | null): string {
+  if (!sha) return `${safety}; only the plan of a git commit can be accepted (cdn accept-plan), so commit the desired state`;
+  return `${safety}${ACCEPT_HINT}cdn accept-plan --repo ${shellWord(repo)} --commit ${sha} --reason "<why the deletes are intended>"`;
+}
+
+// The safety gate's warning in a refusal, which an acceptance keeps as its `safety`.
+function warningOf(refusal: string): string {
+  return refusal.split(ACCEPT_HINT)[0];
+}
+
 // Statuses of runs that wrote nothing: recorded once for as long as they say the same thing.
 const REPEATABLE = new Set(['no_changes', 'rejected', 'refused']);
 
@@ -197,9 +216,10 @@ export class GitopsController {
       report.counts = { ...planned.plan.counts, drift: drift.length, reverted: reverted.length, not_in_git: report.not_in_git.length, orphaned: report.orphaned.length };
       if (planned.safety) {
         const acceptance = await this.acceptanceOf(report.commit_sha);
-        if (!acceptance || acceptance.used_at !== null || acceptance.safety !== planned.safety) {
+        if (!acceptance || acceptance.used_at !== null || warningOf(acceptance.safety) !== planned.safety) {
           report.status = 'refused';
-          report.error = acceptance && acceptance.used_at === null ? `${planned.safety} (the acceptance by ${acceptance.actor} was for another plan: ${acceptance.safety})` : planned.safety;
+          const warning = acceptance && acceptance.used_at === null ? `${planned.safety} (the acceptance by ${acceptance.actor} was for another plan: ${warningOf(acceptance.safety)})` : planned.safety;
+          report.error = refusalOf(warning, source.label, report.commit_sha);
           return report;
         }
         report.accepted = { reason: acceptance.reason, actor: acceptance.actor, at: acceptance.created_at, safety: planned.safety };

@@ -1,3 +1,4 @@
+import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
@@ -8,7 +9,20 @@ import { RULE_PATHS } from './rule-paths.js';
 import { fieldDefaults, fileFields } from './schemas.js';
 import { RULE_SECTIONS } from './spec.js';
 
-const DOMAIN_SCHEMA = fileURLToPath(new URL('../../schemas/gitops/domain.schema.json', import.meta.url));
+const TOOL_SCHEMAS = fileURLToPath(new URL('../../schemas/gitops/', import.meta.url));
+const SCHEMA_FILES = ['domain.schema.json', 'repository.schema.json', 'settings.schema.json'];
+/** Where an export puts the desired-state schemas, relative to the repository root: the modelines point there. */
+export const EXPORTED_SCHEMAS = 'schemas';
+
+/**
+ * Copies this version's desired-state JSON Schemas into `<root>/schemas/`, so the modeline of an
+ * exported file points inside the repository, wherever it is checked out. Returns the files written.
+ */
+export async function writeSchemas(root: string): Promise<string[]> {
+  await mkdir(path.join(root, EXPORTED_SCHEMAS), { recursive: true });
+  for (const file of SCHEMA_FILES) await copyFile(path.join(TOOL_SCHEMAS, file), path.join(root, EXPORTED_SCHEMAS, file));
+  return SCHEMA_FILES.map((file) => path.join(EXPORTED_SCHEMAS, file));
+}
 
 /**
  * The environment variable an exported domain's origin-shield secret is read from (the API never
@@ -33,11 +47,14 @@ function written(resource: string, item: Item, extraDefaults: Item = {}): Item {
   );
 }
 
-function routingOf(routing: Item): Item {
-  const out: Item = { routing_mode: routing.routing_mode };
+// Routing as a file writes it: routing_mode left out when it is the default (geo), and the whole
+// section when nothing is left; loading the file fills them back in.
+function routingOf(routing: Item): Item | undefined {
+  const out: Item = {};
+  if (routing.routing_mode !== fieldDefaults('routing').routing_mode) out.routing_mode = routing.routing_mode;
   if (routing.geo_health_port !== null && routing.geo_health_port !== undefined) out.geo_health_port = routing.geo_health_port;
   for (const family of ['anycast_ipv4', 'anycast_ipv6']) if (Array.isArray(routing[family]) && (routing[family] as unknown[]).length) out[family] = routing[family];
-  return out;
+  return Object.keys(out).length ? out : undefined;
 }
 
 function geoRoutesOf(exported: Exported): Item[] {
@@ -63,7 +80,8 @@ export function domainSpecOf(exported: Exported): Item {
   if (domain.origin_shield_header_name) shield.header_name = domain.origin_shield_header_name;
   if (domain.origin_shield_secret_set) shield.secret = `\${${secretVariable(apex)}}`;
   if (Object.keys(shield).length) spec.origin_shield = shield;
-  spec.routing = routingOf(exported.routing);
+  const routing = routingOf(exported.routing);
+  if (routing) spec.routing = routing;
   if (exported.records.length) spec.records = exported.records.map((record) => written('record', { ...record, routing_policy: record.routing_policy === 'geo' ? undefined : record.routing_policy }));
   const geo = geoRoutesOf(exported);
   if (geo.length) spec.geo_routes = geo;
@@ -95,10 +113,9 @@ function styled(document: Document): void {
   visit(document, { Seq: (_, node) => (node.items.every(isScalar) ? flow(node) : undefined) });
 }
 
-/** The text of `domains/<apex>.yaml` for an exported domain, with the schema modeline for editors. */
-export function domainFileText(exported: Exported, repositoryRoot: string): string {
-  const schema = path.relative(path.join(repositoryRoot, 'domains'), DOMAIN_SCHEMA);
+/** The text of `domains/<apex>.yaml` for an exported domain, with the modeline naming the schema the export wrote beside it. */
+export function domainFileText(exported: Exported): string {
   const document = new Document(domainSpecOf(exported));
   styled(document);
-  return `# yaml-language-server: $schema=${schema}\n# Exported from the live service; review it, then commit it to bring the domain under git.\n${document.toString({ lineWidth: 0 })}`;
+  return `# yaml-language-server: $schema=../${EXPORTED_SCHEMAS}/domain.schema.json\n# Exported from the live service; review it, then commit it to bring the domain under git.\n${document.toString({ lineWidth: 0 })}`;
 }

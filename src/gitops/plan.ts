@@ -153,10 +153,12 @@ function diffSingle(resource: Resource, key: string, desired: Item | undefined, 
 }
 
 // A new domain's routing, cache and SSL settings are part of its creation: shown as set, not counted.
+// Routing at its defaults is what the API gives a new domain: nothing to write.
 function creationSettings(desired: DomainModel): Change[] {
   return (['routing', 'cache', 'ssl'] as const).flatMap((resource): Change[] => {
     const item = desired[resource];
-    return item ? [{ action: 'create', resource, key: desired.apex, fields: createdFields(resource, item), desired: item }] : [];
+    const fields = item ? createdFields(resource, item) : [];
+    return item && (fields.length || resource !== 'routing') ? [{ action: 'create', resource, key: desired.apex, fields, desired: item }] : [];
   });
 }
 
@@ -242,11 +244,11 @@ function overGate(deletes: number, live: number, gate: SafetyGate): boolean {
 }
 
 function gateMessage(deletes: number, live: number, where: string, gate: SafetyGate): string {
-  return `the plan deletes ${deletes} of ${live} live items (${((deletes / live) * 100).toFixed(0)}%)${where}, more than max_delete_percent ${gate.maxPercent}%; use --force to apply it anyway`;
+  return `the plan deletes ${deletes} of ${live} live items (${((deletes / live) * 100).toFixed(0)}%)${where}, more than max_delete_percent ${gate.maxPercent}%`;
 }
 
 /**
- * Why the plan must not be applied without --force: it deletes more than `maxPercent` of the
+ * Why the plan must not be applied unless forced or accepted: it deletes more than `maxPercent` of the
  * live items it changes or keeps (orphaned domains, left alone, are not weighed), or of one
  * domain's live items, as octoDNS gates each zone. The gate applies only from `minLiveItems`
  * live items, so the one record of a small domain can change. A domain deleted whole because

@@ -64,14 +64,14 @@ export function planJson(plan: Plan, safety?: string): string {
 }
 
 // HTML's special characters as entities: a value holding `<b>` or `</details>` is shown, never rendered.
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>]/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 // Text inside a table cell: HTML-escaped, then `|` (which would start a new cell, code spans
 // included) and the characters Markdown would read as emphasis, code or links backslash-escaped,
 // on one line.
-function markdownText(text: string): string {
+export function markdownText(text: string): string {
   return escapeHtml(text.replace(/\s*\n\s*/g, ' ')).replace(/[\\`*_[\]~|]/g, (char) => `\\${char}`);
 }
 

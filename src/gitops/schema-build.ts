@@ -57,11 +57,17 @@ export function buildGitopsSchemas(api: Record<string, Schema>): Record<string, 
     description: 'The geo routes of one A/AAAA/CNAME record, named by its relative name (and type when the name has several).',
     properties: { record: { type: 'string', minLength: 1, maxLength: 253 }, type: { type: 'string', enum: ['A', 'AAAA', 'CNAME'] }, routes: { type: 'array', items: geoRoute } },
   };
-  const routing = defs['routing-settings'];
+  const { required: _required, ...routing } = defs['routing-settings'];
   delete defs['routing-settings'];
+  // A file that leaves routing_mode (or the whole routing section) out wants geo, what the API gives a new domain.
   defs.routing = {
     ...routing,
-    properties: { ...routing.properties, anycast_ipv4: { type: 'array', items: { type: 'string' } }, anycast_ipv6: { type: 'array', items: { type: 'string' } } },
+    properties: {
+      ...routing.properties,
+      routing_mode: { ...routing.properties.routing_mode, default: 'geo' },
+      anycast_ipv4: { type: 'array', items: { type: 'string' } },
+      anycast_ipv6: { type: 'array', items: { type: 'string' } },
+    },
   };
   defs.secret = { $ref: '#/$defs/no-control-characters', type: 'string', description: 'A literal, or ${ENV_VAR} to read it from the environment of the reconciler (never printed).' };
 
@@ -93,7 +99,7 @@ export function buildGitopsSchemas(api: Record<string, Schema>): Record<string, 
           self_heal: { type: 'boolean', default: false, description: 'Revert changes made through the API to items this file owns (otherwise they are reported as drift).' },
         },
       },
-      routing: { $ref: '#/$defs/routing' },
+      routing: { $ref: '#/$defs/routing', default: {} },
       records: listOf('record', 'DNS records; identity: type, name and content.'),
       geo_routes: listOf('geo-route-set', 'Geo routes per record.'),
       origins: listOf('origin', 'Origins; identity: scheme, host and port.'),

@@ -98,7 +98,7 @@ describe('planning (pure)', () => {
     const emptied = spec({ domain: 'b.example', records: [], headers: [] });
     plans[1] = planDomain(desiredModel(emptied), liveOf(desiredModel(spec({ domain: 'b.example' }))), { prune: true });
     const plan = combinePlans([], plans);
-    expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 0 })).to.equal('the plan deletes 3 of 5 live items (60%) of b.example, more than max_delete_percent 25%; use --force to apply it anyway');
+    expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 0 })).to.equal('the plan deletes 3 of 5 live items (60%) of b.example, more than max_delete_percent 25%');
     expect(safetyProblem(plan, { maxPercent: 25, minLiveItems: 6 })).to.equal(undefined);
   });
 
