@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
+import type { FieldRule } from './api-schemas.js';
 import { FieldError, FormFailure } from './field-error.js';
+import { choiceOf, labelOf } from './field-labels.js';
 import { useSubmit } from './use-submit.js';
 
 type Value = string | number | boolean | null;
@@ -7,8 +9,15 @@ type Value = string | number | boolean | null;
 /** Fields a domain's cache or SSL settings report about themselves, not settings to edit. */
 export const REPORTED_FIELDS = ['domain_id', 'customised', 'updated_at'];
 
-function inputOf(value: unknown): 'checkbox' | 'number' | 'text' {
+function inputOf(value: unknown, rule?: FieldRule): 'select' | 'checkbox' | 'number' | 'text' {
+  if (rule?.options) return 'select';
   return typeof value === 'boolean' ? 'checkbox' : typeof value === 'number' ? 'number' : 'text';
+}
+
+// The field's help line, with its bounds when it has them.
+function helpOf(help: string | undefined, rule?: FieldRule): string {
+  const bounds = rule?.min !== undefined && rule.max !== undefined ? `From ${rule.min} to ${rule.max}.` : '';
+  return [help, bounds].filter(Boolean).join(' ');
 }
 
 // What an input holds, as the API's type: a number input's text is a number, an emptied text field is null.
@@ -18,11 +27,13 @@ function parsed(previous: unknown, text: string): Value {
 }
 
 /**
- * A form over named values (cache or SSL settings, a settings group): a checkbox for a boolean, a
- * number input for a number, text otherwise. Saving sends the changed values only; the API's
- * refusal is shown next to the input it names (`fieldOf(key)`, e.g. "cache.enabled"), others under the form.
+ * A form over named values (cache or SSL settings, a settings group): a select for a key with fixed
+ * values (`fields`, from the API's schema or settings definitions), a checkbox for a boolean, a
+ * number input for a number, text otherwise. Each is labelled in words with one line of help
+ * (field-labels.ts, by `fieldOf(key)`). Saving sends the changed values only; the API's refusal is
+ * shown next to the input it names (`fieldOf(key)`, e.g. "cache.enabled"), others under the form.
  */
-export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, onSave }: { label: string; values: Record<string, unknown>; skip?: string[]; fieldOf?: (key: string) => string; onSave: (changed: Record<string, Value>) => Promise<void> }) {
+export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, fields = {}, onSave }: { label: string; values: Record<string, unknown>; skip?: string[]; fieldOf?: (key: string) => string; fields?: Record<string, FieldRule>; onSave: (changed: Record<string, Value>) => Promise<void> }) {
   const keys = Object.keys(values).filter((key) => !skip.includes(key) && (values[key] === null || typeof values[key] !== 'object'));
   const [draft, setDraft] = useState<Record<string, Value>>({});
   const [saved, setSaved] = useState(false);
@@ -37,17 +48,34 @@ export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, o
   return (
     <form class="values-form" onSubmit={submit} aria-label={label}>
       {keys.map((key) => {
-        const kind = inputOf(values[key]);
+        const rule = fields[key];
+        const kind = inputOf(values[key], rule);
         const value = current(key);
+        const words = labelOf(fieldOf(key), rule?.description);
         const set = (next: Value) => (setDraft({ ...draft, [key]: next }), setSaved(false));
+        const described = `${idOf(key)}-help ${idOf(key)}`;
         return (
-          <label key={key} class={kind === 'checkbox' ? 'check' : undefined}>
-            {kind === 'checkbox' ? <input type="checkbox" name={key} checked={value === true} onChange={(event) => set(event.currentTarget.checked)} aria-describedby={idOf(key)} /> : null}
-            {key.replace(/_/g, ' ')}
-            {kind === 'number' ? <input type="number" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={idOf(key)} /> : null}
-            {kind === 'text' ? <input type="text" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={idOf(key)} /> : null}
-            <FieldError id={idOf(key)} failure={failure} field={fieldOf(key)} />
-          </label>
+          <div key={key} class="value-field">
+            <label class={kind === 'checkbox' ? 'check' : undefined}>
+              {kind === 'checkbox' ? <input type="checkbox" name={key} checked={value === true} onChange={(event) => set(event.currentTarget.checked)} aria-describedby={described} /> : null}
+              {words.label}
+              {kind === 'select' ? (
+                <select name={key} value={String(value)} onChange={(event) => set(rule!.options!.find((option) => String(option) === event.currentTarget.value) ?? null)} aria-describedby={described}>
+                  {rule!.options!.map((option) => (
+                    <option key={option} value={String(option)}>
+                      {choiceOf(fieldOf(key), option)}
+                    </option>
+                  ))}
+                </select>
+              ) : null}
+              {kind === 'number' ? <input type="number" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={described} /> : null}
+              {kind === 'text' ? <input type="text" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={described} /> : null}
+              <FieldError id={idOf(key)} failure={failure} field={fieldOf(key)} />
+            </label>
+            <span id={`${idOf(key)}-help`} class="help">
+              {helpOf(words.help, rule)}
+            </span>
+          </div>
         );
       })}
       <div class="actions">
