@@ -29,7 +29,8 @@ const NAMED_LISTS = [
 ];
 const COUNTRY_LISTS = new Set(['countries', 'not_countries']);
 
-const rowsOf = <T,>(match: Body, key: string) => (match[key] as T[] | undefined) ?? [];
+// A list of the match (JSON from the advanced view may hold anything there: what is not a list shows as none).
+const rowsOf = <T,>(match: Body, key: string): T[] => (Array.isArray(match[key]) ? (match[key] as T[]) : []);
 
 function Options({ choices }: { choices: Record<string, string> }) {
   return (
@@ -88,7 +89,7 @@ function NamedInputs({ named, set, name, described }: { named: Named; set: (next
   return (
     <>
       <input {...described} type="text" aria-label={`${name} name`} value={named.name} onInput={(event) => set({ ...named, name: event.currentTarget.value })} />
-      <select aria-label={`${name} condition`} value={conditionOf(named)} onChange={(event) => set(withCondition(named, event.currentTarget.value))} aria-describedby={described['aria-describedby']}>
+      <select aria-label={`${name}: holds when`} value={conditionOf(named)} onChange={(event) => set(withCondition(named, event.currentTarget.value))} aria-describedby={described['aria-describedby']}>
         <Options choices={CONDITIONS} />
       </select>
       {named.pattern ? <PatternInputs pattern={named.pattern} set={(pattern) => set({ ...named, pattern })} name={`${name} value`} described={{ ...described, id: `${described.id}-value` }} caseOption={false} /> : null}
@@ -131,7 +132,7 @@ function Methods({ props }: { props: MatchProps }) {
  */
 export function MatchBuilder(props: MatchProps) {
   return (
-    <fieldset class="match">
+    <fieldset>
       <legend>Which requests (match)</legend>
       {PATTERN_LISTS.map(({ key, item, fresh, caseOption }) => (
         <Rows<Pattern> key={key} list={key} item={item} fresh={fresh} props={props} row={(pattern, set, name, described) => <PatternInputs pattern={pattern} set={set} name={name} described={described} caseOption={caseOption} />} />

@@ -52,7 +52,7 @@ export function RuleEditor({ domainId, kind, rule, onDone }: { domainId: string;
   };
   const label = rule ? `Rule ${rule.name}` : 'New rule';
   return (
-    <div class="rule-editor">
+    <div>
       <div class="view-toggle">
         <button type="button" class="secondary" aria-pressed={json !== undefined} aria-describedby="rule-view-problem" onClick={toggle}>
           Advanced (JSON)

@@ -53,15 +53,16 @@ type FieldProps = { kind: string; path: string; formId: string; draft: Body; ori
 
 /** One field of the rule, drawn from its schema rule, labelled in words, with its help and its error. */
 function RuleInput({ kind, path, formId, draft, original, set, errorAt }: FieldProps) {
+  const schemaRule = ruleAt(kind, path);
   // A field inside an optional object (`cache_key.query_strings.mode`) can be emptied: that leaves the object out.
-  const rule = { ...ruleAt(kind, path), required: ruleAt(kind, path).required && !path.includes('.') };
+  const rule = { ...schemaRule, required: schemaRule.required && !path.includes('.') };
   const { label, help, item = 'Entry' } = ruleLabel(kind, path);
   const id = `${formId}-${path.replace(/\./g, '-')}`;
   const failure = errorAt(path);
   const value = valueAt(draft, path);
   const onValue = (next: unknown) => set(path, next);
   if (rule.type === 'array') {
-    const entries = (value as (string | number)[] | undefined) ?? [];
+    const entries = Array.isArray(value) ? (value as (string | number)[]) : [];
     const listEmpty = rule.defaultValue === undefined ? undefined : [];
     if (rule.items?.options) {
       const options = rule.items.options;
@@ -135,7 +136,7 @@ export function RuleForm({ kind, label, submitLabel, draft, original, onDraft, o
   const shown = shownFields(kind, draft);
   const objects = objectPaths(kind);
   const objectError = objects.find((path) => errorAt(path));
-  const match = (draft.match ?? {}) as Body;
+  const match = draft.match !== null && typeof draft.match === 'object' && !Array.isArray(draft.match) ? (draft.match as Body) : {};
   const shownAt = (field: string) => shown.some(({ path }) => field === path || (ruleAt(kind, path).type === 'array' && field.startsWith(`${path}.`))) || objects.includes(field) || showsMatchError(match, field);
   const input = (path: string) => <RuleInput key={path} kind={kind} path={path} formId={formId} draft={draft} original={original} set={set} errorAt={errorAt} />;
   return (

@@ -181,7 +181,7 @@ describe('rules as forms in the dashboard', function () {
     await form.getByLabel('Name', { exact: true }).fill('hsts');
     await form.getByRole('button', { name: 'Add header condition', exact: true }).click();
     await form.getByLabel('Header condition 1 name').fill('User-Agent');
-    await form.getByLabel('Header condition 1 condition').selectOption('matches');
+    await form.getByLabel('Header condition 1: holds when').selectOption('matches');
     await form.getByLabel('Header condition 1 value: how it matches').selectOption('regex');
     await form.getByLabel('Header condition 1 value', { exact: true }).fill('curl|wget');
     await form.getByLabel('Header condition 1 negated').check();
