@@ -107,7 +107,7 @@ function without(problems: Record<string, string>, path: string): Record<string,
 type FormProps = { kind: string; label: string; submitLabel: string; draft: Body; original?: Body; onDraft: (draft: Body) => void; onSave: (body: Body) => Promise<void> };
 
 /**
- * A rule of one kind as a form (docs/dashboard.md, "Rules"): name, state and priority, the match
+ * A rule of one kind as a form (docs/dashboard.md, "Rule forms"): name, state and priority, the match
  * builder, then the kind's own fields. Each field is checked against the kind's JSON Schema before
  * anything is sent, and the API's refusal is shown at the field it names; a refusal no field
  * shows is shown under the form. `draft` is the rule's JSON, shared with the advanced JSON view.
