@@ -100,8 +100,11 @@ function objectPaths(kind: string): string[] {
   return [...new Set(parents)];
 }
 
+// True for the field at `path` or inside it (`match.paths.0.value` is within `match`).
+const within = (field: string, path: string) => field === path || field.startsWith(`${path}.`);
+
 function without(problems: Record<string, string>, path: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(problems).filter(([field]) => field !== path && !field.startsWith(`${path}.`)));
+  return Object.fromEntries(Object.entries(problems).filter(([field]) => !within(field, path)));
 }
 
 type FormProps = { kind: string; label: string; submitLabel: string; draft: Body; original?: Body; onDraft: (draft: Body) => void; onSave: (body: Body) => Promise<void> };
@@ -114,7 +117,10 @@ type FormProps = { kind: string; label: string; submitLabel: string; draft: Body
  */
 export function RuleForm({ kind, label, submitLabel, draft, original, onDraft, onSave }: FormProps) {
   const [problems, setProblems] = useState<Record<string, string>>({});
+  // Fields changed since the last submit: the API's refusal of their old value no longer describes them.
+  const [edited, setEdited] = useState<string[]>([]);
   const { failure, busy, submit } = useSubmit(async () => {
+    setEdited([]);
     const body = sentBody(kind, draft, original);
     const found = problemsOf(kind, body);
     setProblems(found);
@@ -122,15 +128,17 @@ export function RuleForm({ kind, label, submitLabel, draft, original, onDraft, o
     if (messages.length) throw new ApiFailure(0, 'Not sent: fix the marked fields', undefined, messages.join('; '));
     await onSave(body);
   });
-  const errorAt: ErrorAt = (field, within = false) => {
-    const at = (key: string) => key === field || (within && key.startsWith(`${field}.`));
+  const refused = failure?.field !== undefined && !edited.some((path) => within(failure.field!, path)) ? failure : undefined;
+  const errorAt: ErrorAt = (field, inside = false) => {
+    const at = (key: string) => key === field || (inside && within(key, field));
     const problem = Object.entries(problems).find(([key]) => at(key));
     if (problem) return new ApiFailure(0, 'invalid value', field, problem[1]);
-    return failure?.field && at(failure.field) ? new ApiFailure(failure.status, failure.error, field, failure.detail) : undefined;
+    return refused && at(refused.field!) ? new ApiFailure(refused.status, refused.error, field, refused.detail) : undefined;
   };
   const set = (path: string, value: unknown) => {
     onDraft(withValueAt(draft, path, value));
     setProblems(without(problems, path));
+    setEdited([...edited, path]);
   };
   const formId = `rule-${original ? 'edit' : 'new'}`;
   const shown = shownFields(kind, draft);

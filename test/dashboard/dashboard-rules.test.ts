@@ -285,6 +285,9 @@ describe('rules as forms in the dashboard', function () {
     expect(await cache.getByRole('alert').allTextContents()).to.include.members(['Edge cache TTL (seconds) must be from 0 to 31536000', 'Name is required']);
     await checkLayouts('rules-form-errors');
     expect((await core.get(`/api/v1/domains/${domain.id}/cache-rules`)).data.map((rule: Json) => rule.name), 'nothing was sent').to.deep.equal(['images']);
+    await ttl.fill('600');
+    expect(await ttl.getAttribute('aria-invalid'), 'a changed value is no longer marked').to.equal(null);
+    expect(await description(ttl)).to.not.include('must be');
 
     // The API's refusals: a regex RE2 cannot run (in a match row), a header the proxy manages.
     const redirect = await openNewRule('redirects');
@@ -309,6 +312,11 @@ describe('rules as forms in the dashboard', function () {
     await header.locator('.field-error[role=alert]').waitFor();
     expect(await headerName.getAttribute('aria-invalid')).to.equal('true');
     expect(await description(headerName)).to.include('managed by the proxy');
+    await headerName.fill('X-Frame-Options');
+    expect(await headerName.getAttribute('aria-invalid'), 'the refusal of the old value goes with it').to.equal(null);
+    expect(await description(headerName)).to.not.include('managed by the proxy');
+    await header.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByRole('cell', { name: 'no keep-alive', exact: true }).waitFor();
   });
 
   it('shows the same rule in the Advanced (JSON) view, and carries changes between the two views', async () => {
