@@ -22,7 +22,8 @@ async function localSecret(dataDir: string, name: string, make: () => string): P
 /**
  * `cdn local`: the whole local stack in one process tree: the core on
  * CDN_CORE_PORT with the embedded PostgreSQL (unless DATABASE_URL is set), a
- * bootstrapped admin whose credentials are printed, one edge on
+ * bootstrapped admin whose credentials are printed, a CDN_SSL_SECRET_KEY kept in the data
+ * folder unless one is given, one edge on
  * CDN_EDGE_HTTP_PORT with an edge token made for it, and a PowerDNS server the
  * core publishes zones to when pdns_server is installed (local-dns.ts).
  */
@@ -37,12 +38,14 @@ export async function runLocal(env: NodeJS.ProcessEnv): Promise<void> {
       };
   const edgeToken = base.edgeToken ?? (await localSecret(base.dataDir, 'local-edge-token', () => `cdnedge_${randomBytes(32).toString('base64url')}`));
   const bootstrapEdge = base.bootstrapEdgeToken && base.bootstrapEdgeToken !== '0' ? {} : { CDN_BOOTSTRAP_EDGE_TOKEN: edgeToken };
+  // Local certificates' keys are sealed with a key the data folder keeps, as production keeps one per installation.
+  const sslKey = base.sslSecretKey ? {} : { CDN_SSL_SECRET_KEY: await localSecret(base.dataDir, 'local-ssl-secret-key', () => randomBytes(32).toString('base64')) };
   const stopStack = (what: string) => (code: number | null) => {
     process.stderr.write(`cdn: the local ${what} exited (code ${code}); stopping the local stack\n`);
     process.kill(process.pid, 'SIGTERM');
   };
   const dns = await startLocalDns(base, (name, make) => localSecret(base.dataDir, name, make), stopStack('PowerDNS'));
-  const config = loadConfig({ ...env, ...admin, ...bootstrapEdge, ...(dns.kind === 'off' ? {} : dns.env) });
+  const config = loadConfig({ ...env, ...admin, ...bootstrapEdge, ...sslKey, ...(dns.kind === 'off' ? {} : dns.env) });
   let edge: LocalEdge | undefined;
   const coreUrl = await runCore(config, undefined, async () => {
     await edge?.stop();

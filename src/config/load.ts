@@ -1,3 +1,4 @@
+import { secretBoxOf } from '../features/ssl/key-storage.js';
 import { trustedProxies } from './trusted-proxies.js';
 import { VARIABLES, type Profile, type Variable } from './variables.js';
 
@@ -73,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   checkBootstrapAdmin(config as Config);
   checkClientIpHashKey(config as Config);
+  checkSslSecretKeys(config as Config);
   checkTrustedProxies(config as Config);
   checkPowerDns(config as Config);
   return Object.freeze(config) as Config;
@@ -115,6 +117,15 @@ const MIN_HASH_KEY = 32;
 function checkClientIpHashKey(config: Config): void {
   if (config.clientIpHashKey !== undefined && config.clientIpHashKey.length < MIN_HASH_KEY) {
     throw new ConfigError(`CDN_CLIENT_IP_HASH_KEY must be at least ${MIN_HASH_KEY} characters`);
+  }
+}
+
+// A malformed key stops the core at start, not at the first certificate it cannot store or read.
+function checkSslSecretKeys(config: Config): void {
+  try {
+    secretBoxOf(config);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
   }
 }
 

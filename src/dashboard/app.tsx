@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, whenSessionLost } from './api.js';
+import { setPageTitle } from './page-title.js';
 import { clearSession, sessionUser } from './session.js';
 import { AuditView } from './views/audit.js';
 import { DomainView } from './views/domain.js';
@@ -37,7 +38,7 @@ function FollowRoute() {
   const first = useRef(true);
   useEffect(() => {
     const item = NAV.find((entry) => (entry.href === '/' ? path === '/' : path.startsWith(entry.href)));
-    document.title = `${item?.label ?? 'Not found'} · CDN control plane`;
+    setPageTitle(item?.label ?? 'Not found');
     if (first.current) {
       first.current = false;
       return;

@@ -75,10 +75,12 @@ export type Column = string | { label: string; wrap: true };
 /**
  * A list as a table in its scrolling box: a hidden caption naming it, one header per column and
  * one row per item (`cells` gives the row's cells in column order). A `wrap` column breaks long
- * values (record content, paths) instead of widening the table.
+ * values (record content, paths) instead of widening the table. On a narrow screen each row is a
+ * card (styles.css): every cell shows its column's name (`data-label`), so a row's actions stay in view.
  */
 export function DataTable<T>({ label, columns, rows, rowKey, cells }: { label: string; columns: Column[]; rows: T[]; rowKey: (row: T) => string; cells: (row: T) => ComponentChildren[] }) {
   const wraps = columns.map((column) => typeof column !== 'string');
+  const names = columns.map((column) => (typeof column === 'string' ? column : column.label));
   return (
     <TableBox label={label}>
       <table>
@@ -99,7 +101,7 @@ export function DataTable<T>({ label, columns, rows, rowKey, cells }: { label: s
           {rows.map((row) => (
             <tr key={rowKey(row)}>
               {cells(row).map((cell, index) => (
-                <td key={index} class={wraps[index] ? 'content' : undefined}>
+                <td key={index} class={wraps[index] ? 'content' : undefined} data-label={names[index]}>
                   {cell}
                 </td>
               ))}

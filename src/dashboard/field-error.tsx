@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { ApiFailure } from './api.js';
 
 /** The API's refusal next to the input whose `field` it names (the input points here with aria-describedby). */
@@ -7,6 +8,20 @@ export function FieldError({ id, failure, field }: { id: string; failure?: ApiFa
     <span id={id} class="field-error" role={shown ? 'alert' : undefined}>
       {shown ? (failure.detail ?? failure.error) : ''}
     </span>
+  );
+}
+
+/**
+ * A labelled input with its refusal beside the label, not inside it: the refusal describes the input
+ * (the input's aria-describedby names `errorId`) without becoming part of its accessible name.
+ * `check` puts a checkbox before its words.
+ */
+export function Field({ errorId, failure, field, check = false, children }: { errorId: string; failure?: ApiFailure; field: string; check?: boolean; children: ComponentChildren }) {
+  return (
+    <div class="field">
+      <label class={check ? 'check' : undefined}>{children}</label>
+      <FieldError id={errorId} failure={failure} field={field} />
+    </div>
   );
 }
 

@@ -27,7 +27,10 @@ export function SourceCell({ item, owner, ownedByGit, onYaml, onEdit, onDelete }
   );
 }
 
-/** An owned item's YAML, to paste under `section:` in the owner's file and propose in a pull request. */
+/**
+ * An owned item's YAML, to paste under `section:` in the owner's file and propose in a pull request.
+ * The line is not wrapped and scrolls sideways on a narrow screen, so it takes the keyboard focus.
+ */
 export function YamlSnippet({ yaml, section, owner }: { yaml?: string; section: string; owner?: Owner }) {
   if (!yaml || !owner) return null;
   return (
@@ -35,7 +38,7 @@ export function YamlSnippet({ yaml, section, owner }: { yaml?: string; section: 
       <p>
         Change it under <code>{section}:</code> in <code>{owner.file}</code> and open a pull request:
       </p>
-      <pre>
+      <pre tabIndex={0}>
         <code>{yaml}</code>
       </pre>
       <button type="button" onClick={() => navigator.clipboard?.writeText(yaml)}>

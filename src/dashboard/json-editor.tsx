@@ -18,12 +18,12 @@ function parsedJson(text: string): unknown {
 export function JsonEditor({ label, initial, submitLabel, onSave, onText }: { label: string; initial: unknown; submitLabel: string; onSave: (value: unknown) => Promise<void>; onText?: (text: string) => void }) {
   const [text, setText] = useState(JSON.stringify(initial, null, 2));
   const errorId = `${label.replace(/\W+/g, '-')}-error`;
-  const { failure, submit } = useSubmit(async () => onSave(parsedJson(text)));
+  const { failure, submit, changed } = useSubmit(async () => onSave(parsedJson(text)));
   return (
     <form onSubmit={submit} aria-label={label.replace(/ as JSON$/, '')}>
       <label class="wide">
         {label}
-        <textarea name="json" spellcheck={false} value={text} onInput={(event) => (setText(event.currentTarget.value), onText?.(event.currentTarget.value))} aria-describedby={errorId} />
+        <textarea name="json" spellcheck={false} value={text} onInput={(event) => (setText(event.currentTarget.value), changed(), onText?.(event.currentTarget.value))} aria-describedby={errorId} />
       </label>
       <p id={errorId} class="field-error json-error" role={failure ? 'alert' : undefined}>
         {failure ? `${failure.field ? `${failure.field}: ` : ''}${failure.detail ?? failure.error}` : ''}

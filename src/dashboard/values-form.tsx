@@ -1,17 +1,20 @@
 import { useState } from 'preact/hooks';
 import type { FieldRule } from './api-schemas.js';
-import { FieldError, FormFailure } from './field-error.js';
+import { Field, FieldError, FormFailure } from './field-error.js';
 import { choiceOf, labelOf } from './field-labels.js';
+import { ListField } from './list-field.js';
 import { useSubmit } from './use-submit.js';
 
-type Value = string | number | boolean | null;
+type Value = string | number | boolean | null | string[];
 
 /** Fields a domain's cache or SSL settings report about themselves, not settings to edit. */
 export const REPORTED_FIELDS = ['domain_id', 'customised', 'updated_at'];
 
-function inputOf(value: unknown, rule?: FieldRule): 'select' | 'checkbox' | 'number' | 'text' {
+const isList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+function inputOf(value: unknown, rule?: FieldRule): 'select' | 'checkbox' | 'number' | 'text' | 'list' {
   if (rule?.options) return 'select';
-  return typeof value === 'boolean' ? 'checkbox' : typeof value === 'number' ? 'number' : 'text';
+  return typeof value === 'boolean' ? 'checkbox' : typeof value === 'number' ? 'number' : isList(value) ? 'list' : 'text';
 }
 
 // The field's help line, with its bounds when it has them.
@@ -26,20 +29,27 @@ function parsed(previous: unknown, text: string): Value {
   return text === '' && previous === null ? null : text;
 }
 
+// What is sent: a list without its blank items (an added input left empty).
+function sent(draft: Record<string, Value>): Record<string, Value> {
+  return Object.fromEntries(Object.entries(draft).map(([key, value]) => [key, isList(value) ? value.map((item) => item.trim()).filter(Boolean) : value]));
+}
+
 /**
  * A form over named values (cache or SSL settings, a settings group): a select for a key with fixed
  * values (`fields`, from the API's schema or settings definitions), a checkbox for a boolean, a
- * number input for a number, text otherwise. Each is labelled in words with one line of help
- * (field-labels.ts, by `fieldOf(key)`). Saving sends the changed values only; the API's refusal is
- * shown next to the input it names (`fieldOf(key)`, e.g. "cache.enabled"), others under the form.
+ * number input for a number, a list editor for a list of texts (nameserver hostnames, anycast
+ * addresses), text otherwise. Each is labelled in words with one line of help (field-labels.ts, by
+ * `fieldOf(key)`). Saving sends the changed values only; the API's refusal is shown next to the
+ * input it names (`fieldOf(key)`, e.g. "cache.enabled"), others under the form, and is cleared
+ * when that input changes.
  */
 export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, fields = {}, onSave }: { label: string; values: Record<string, unknown>; skip?: string[]; fieldOf?: (key: string) => string; fields?: Record<string, FieldRule>; onSave: (changed: Record<string, Value>) => Promise<void> }) {
-  const keys = Object.keys(values).filter((key) => !skip.includes(key) && (values[key] === null || typeof values[key] !== 'object'));
+  const keys = Object.keys(values).filter((key) => !skip.includes(key) && (values[key] === null || typeof values[key] !== 'object' || isList(values[key])));
   const [draft, setDraft] = useState<Record<string, Value>>({});
   const [saved, setSaved] = useState(false);
   const current = (key: string) => (key in draft ? draft[key] : (values[key] as Value));
   const saving = useSubmit(async () => {
-    await onSave(draft);
+    await onSave(sent(draft));
     setDraft({});
   });
   const { failure } = saving;
@@ -52,11 +62,25 @@ export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, f
         const kind = inputOf(values[key], rule);
         const value = current(key);
         const words = labelOf(fieldOf(key), rule?.description);
-        const set = (next: Value) => (setDraft({ ...draft, [key]: next }), setSaved(false));
+        const set = (next: Value) => (setDraft({ ...draft, [key]: next }), setSaved(false), saving.changed(fieldOf(key)));
         const described = `${idOf(key)}-help ${idOf(key)}`;
+        const help = (
+          <span id={`${idOf(key)}-help`} class="help">
+            {helpOf(words.help, rule)}
+          </span>
+        );
+        if (kind === 'list') {
+          return (
+            <div key={key} class="field">
+              <ListField label={words.label} items={value as string[]} errorId={idOf(key)} onChange={set} />
+              {help}
+              <FieldError id={idOf(key)} failure={failure} field={fieldOf(key)} />
+            </div>
+          );
+        }
         return (
           <div key={key} class="value-field">
-            <label class={kind === 'checkbox' ? 'check' : undefined}>
+            <Field errorId={idOf(key)} failure={failure} field={fieldOf(key)} check={kind === 'checkbox'}>
               {kind === 'checkbox' ? <input type="checkbox" name={key} checked={value === true} onChange={(event) => set(event.currentTarget.checked)} aria-describedby={described} /> : null}
               {words.label}
               {kind === 'select' ? (
@@ -70,11 +94,8 @@ export function ValuesForm({ label, values, skip = [], fieldOf = (key) => key, f
               ) : null}
               {kind === 'number' ? <input type="number" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={described} /> : null}
               {kind === 'text' ? <input type="text" name={key} value={value === null ? '' : String(value)} onInput={(event) => set(parsed(values[key], event.currentTarget.value))} aria-describedby={described} /> : null}
-              <FieldError id={idOf(key)} failure={failure} field={fieldOf(key)} />
-            </label>
-            <span id={`${idOf(key)}-help`} class="help">
-              {helpOf(words.help, rule)}
-            </span>
+            </Field>
+            {help}
           </div>
         );
       })}

@@ -2,10 +2,11 @@ import { watch, type FSWatcher } from 'chokidar';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ApiClient } from './api-client.js';
-import { applyPlan, buildPlan } from './engine.js';
+import { applyPlan, buildPlan, safetyGate } from './engine.js';
 import { desiredModel, type DomainModel } from './model.js';
-import { withoutDrift, type Drift } from './ownership.js';
+import { revisionOf, withoutDrift, type Applied, type Drift } from './ownership.js';
 import { loadDesiredState } from './load.js';
+import { safetyProblem } from './plan.js';
 import { planMarkdown, summaryLine } from './print.js';
 import { formatProblem, sortProblems } from './problems.js';
 import type { DesiredSource } from './source.js';
@@ -75,8 +76,8 @@ export class GitopsController {
   private debounce: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastRecorded: string | undefined;
-  // The desired state last applied from git, per domain: tells drift from git changes (kept in memory).
-  private readonly lastApplied = new Map<string, DomainModel>();
+  // The desired state last applied from git per domain, and its revision: tells drift from git changes (kept in memory).
+  private readonly lastApplied = new Map<string, Applied>();
   // Owned domains whose file is gone: still read every run, so they stay reported until deleted or back in git.
   private orphaned = new Set<string>();
 
@@ -99,7 +100,8 @@ export class GitopsController {
       await source.fetch();
       const state = await source.atCommit(sha, (dir) => loadDesiredState(dir));
       if (!state || state.problems.length) return;
-      for (const domain of state.domains) this.lastApplied.set(domain.spec.domain, desiredModel(domain.spec));
+      const revision = revisionOf(sha, state.digest);
+      for (const domain of state.domains) this.lastApplied.set(domain.spec.domain, { model: desiredModel(domain.spec), revision });
       logger.info({ commit: sha, domains: this.lastApplied.size }, 'gitops last-applied state restored');
     } catch (error) {
       logger.warn({ err: (error as Error).message }, 'could not restore the last-applied gitops state');
@@ -170,8 +172,10 @@ export class GitopsController {
       this.orphaned = new Set(built.plan.domains.filter((domain) => domain.action === 'orphaned').map((domain) => domain.domain));
       report.orphaned = [...this.orphaned];
       const selfHeal = new Map(state.domains.map((domain) => [domain.spec.domain, domain.spec.policy.self_heal]));
-      const { plan, drift, reverted } = withoutDrift(built.plan, this.lastApplied, (apex) => selfHeal.get(apex) ?? false);
-      const planned = { ...built, plan };
+      const revision = revisionOf(snapshot.sha, state.digest);
+      const { plan, drift, reverted } = withoutDrift(built.plan, this.lastApplied, (apex) => selfHeal.get(apex) ?? false, revision);
+      // The safety gate weighs what this run deletes: drift left alone is not deleted.
+      const planned = { ...built, plan, safety: safetyProblem(plan, safetyGate(state.repository)) };
       report.drift = drift;
       report.reverted = reverted;
       report.not_in_git = plan.domains.flatMap((domain) => domain.unmanaged.map((item) => ({ domain: domain.domain, ...item })));
@@ -189,12 +193,12 @@ export class GitopsController {
       const { creates, updates, deletes } = planned.plan.counts;
       if (creates + updates + deletes === 0) {
         report.status = 'no_changes';
-        this.remember(planned.desired, []);
+        this.remember(planned.desired, [], revision);
         return report;
       }
       const results = await applyPlan(client, planned, this.options.env ?? process.env);
       report.domains = results;
-      this.remember(planned.desired, results.filter((result) => !result.ok).map((result) => result.domain));
+      this.remember(planned.desired, results.filter((result) => !result.ok).map((result) => result.domain), revision);
       this.forget(results, planned);
       const failed = results.filter((result) => !result.ok).length;
       report.status = failed === 0 ? 'applied' : failed === results.length ? 'failed' : 'partial';
@@ -217,8 +221,8 @@ export class GitopsController {
     return ((await this.options.client.request('GET', `/api/v1/gitops/acceptances?${query}`)).data as Acceptance[])[0];
   }
 
-  private remember(desired: Map<string, DomainModel>, failed: string[]): void {
-    for (const [apex, model] of desired) if (!failed.includes(apex)) this.lastApplied.set(apex, model);
+  private remember(desired: Map<string, DomainModel>, failed: string[], revision: string): void {
+    for (const [apex, model] of desired) if (!failed.includes(apex)) this.lastApplied.set(apex, { model, revision });
   }
 
   // A domain whose file was removed and that was deleted (delete_removed_domains) is no longer owned.

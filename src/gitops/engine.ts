@@ -2,10 +2,12 @@ import type { ApiClient } from './api-client.js';
 import { applyDomainPlan, type DomainResult } from './apply.js';
 import { loadLiveDomains, type LiveDomain } from './live.js';
 import type { DesiredState } from './load.js';
+import { keptRecordProblems } from './kept-records.js';
 import { preflightProblems } from './preflight.js';
 import type { Problem } from './problems.js';
 import { desiredModel, type DomainModel, type Item } from './model.js';
-import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Change, type Plan } from './plan.js';
+import { combinePlans, planDomain, planRemovedDomain, planSettings, safetyProblem, type Change, type Plan, type SafetyGate } from './plan.js';
+import type { RepositorySpec } from './spec.js';
 
 export type PlannedState = {
   plan: Plan;
@@ -13,7 +15,7 @@ export type PlannedState = {
   live: Map<string, LiveDomain>;
   liveSettings: Record<string, Item>;
   safety?: string;
-  /** What the API would refuse that only the live service or the environment can tell (unset ${VAR}s, anycast without addresses). */
+  /** What the API would refuse that only the live service or the environment can tell (unset ${VAR}s, anycast without addresses, records beside kept ones). */
   problems: Problem[];
 };
 
@@ -62,8 +64,14 @@ export async function buildPlan(client: ApiClient, fullState: DesiredState, opti
   for (const [apex, domain] of live) if (!desired.has(apex)) plans.push(planRemovedDomain(domain, state.repository.delete_removed_domains));
   const liveSettings = await readSettings(client, state);
   const plan = combinePlans(planSettings(state.settings, liveSettings), plans);
-  const safety = safetyProblem(plan, { maxPercent: state.repository.max_delete_percent, minLiveItems: state.repository.min_live_items });
-  return { plan, desired, live, liveSettings, safety, problems: preflightProblems(state, plan, liveSettings, options.env ?? process.env) };
+  const safety = safetyProblem(plan, safetyGate(state.repository));
+  const problems = [...preflightProblems(state, plan, liveSettings, options.env ?? process.env), ...keptRecordProblems(state, plan, desired, live)];
+  return { plan, desired, live, liveSettings, safety, problems };
+}
+
+/** The repository's safety gate: max_delete_percent from min_live_items live items. */
+export function safetyGate(repository: RepositorySpec): SafetyGate {
+  return { maxPercent: repository.max_delete_percent, minLiveItems: repository.min_live_items };
 }
 
 // Settings are read when the repository has settings files, or when a domain routes by anycast (to know the platform addresses).

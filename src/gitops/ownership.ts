@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DomainModel, Item } from './model.js';
-import type { Change, DomainPlan, Plan } from './plan.js';
+import { recordName, type Change, type DomainPlan, type Plan } from './plan.js';
 import { RULE_SECTIONS } from './spec.js';
 
 export type Drift = { domain: string; resource: Change['resource']; key: string; action: Change['action']; fields: Change['fields'] };
@@ -28,33 +28,58 @@ function itemOf(model: DomainModel, change: Change): Item | undefined {
   }
 }
 
+/** The desired state of a domain as last applied from git, and the revision it came from. */
+export type Applied = { model: DomainModel; revision: string };
+
+/** What the controller applies, as one value: the commit and the files read at it (a working copy's edits change the files, not the commit). */
+export function revisionOf(sha: string | null, digest: string): string {
+  return `${sha ?? 'working copy'} ${digest}`;
+}
+
+// What nobody committed: a change to an item whose YAML git did not change since it was last
+// applied (the item was changed or deleted through the API), and, between commits, a live item
+// the file does not list (added through the API). A change forced by another one never is.
+function isDrift(change: Change, applied: Applied, revision: string): boolean {
+  if (change.follows) return false;
+  if (change.action === 'delete') return applied.revision === revision;
+  const before = itemOf(applied.model, change);
+  return before !== undefined && isDeepStrictEqual(before, change.desired);
+}
+
+// A record deleted through the API is created again, not left as drift, when git changes its geo routes (they need it).
+function neededByGitChanges(drifted: Change[], changes: Change[]): Change[] {
+  const routed = new Set(changes.filter((change) => change.resource === 'geo_routes' && !drifted.includes(change)).map((change) => change.key));
+  return drifted.filter((change) => !(change.resource === 'record' && change.action === 'create' && routed.has(recordName(change.key))));
+}
+
 /**
- * Tells drift from git changes, using the desired state last applied from git: an update of
- * an item whose desired state git did not change since the last apply is drift (someone changed
- * it through the API). Without self_heal, drift is reported and not applied; with it, drift is
- * applied and reported as reverted, with the drifted values as `before`. Live items the file does
- * not list follow `prune` alone, as in `cdn plan` (deleted, or kept and listed as not in git).
- * A domain never applied before (no last-applied model) is planned as it is.
+ * Tells drift from git changes, using the desired state last applied from git (isDrift). Without
+ * self_heal, drift is reported and not applied, so between commits the controller changes nothing;
+ * with it, drift is applied and reported as reverted, with the drifted values as `before`. A live
+ * item the file does not list is drift only between commits: a new commit prunes it (prune: true),
+ * as its plan shows. Only a domain planned as an update holds drift: one never applied before,
+ * missing live (created again) or deleted with its file is planned as it is.
  */
-export function separateDrift(plan: DomainPlan, lastApplied: DomainModel | undefined, selfHeal: boolean): { plan: DomainPlan; drift: Drift[]; reverted: Drift[] } {
-  if (!lastApplied) return { plan, drift: [], reverted: [] };
-  const drifted = plan.changes.filter((change) => {
-    const before = itemOf(lastApplied, change);
-    return change.action === 'update' && !change.follows && before !== undefined && isDeepStrictEqual(before, change.desired);
-  });
+export function separateDrift(plan: DomainPlan, applied: Applied | undefined, selfHeal: boolean, revision: string): { plan: DomainPlan; drift: Drift[]; reverted: Drift[] } {
+  if (!applied || plan.action !== 'update') return { plan, drift: [], reverted: [] };
+  const drifted = neededByGitChanges(plan.changes.filter((change) => isDrift(change, applied, revision)), plan.changes);
   const found = drifted.map((change) => ({ domain: plan.domain, resource: change.resource, key: change.key, action: change.action, fields: change.fields }));
   if (selfHeal) return { plan, drift: [], reverted: found };
   const keep = plan.changes.filter((change) => !drifted.includes(change));
-  const counts = { ...plan.counts, updates: plan.counts.updates - drifted.length, unchanged: plan.counts.unchanged + drifted.length };
-  return { plan: { ...plan, changes: keep, counts, action: plan.action === 'update' && keep.length === 0 ? 'unchanged' : plan.action }, drift: found, reverted: [] };
+  const counts = { ...plan.counts };
+  for (const change of drifted) {
+    counts[`${change.action}s`]--;
+    if (change.action !== 'create') counts.unchanged++;
+  }
+  return { plan: { ...plan, changes: keep, counts, action: keep.length ? 'update' : 'unchanged' }, drift: found, reverted: [] };
 }
 
-/** Applies separateDrift to every domain of a plan, with each domain's self_heal policy. */
-export function withoutDrift(plan: Plan, lastApplied: Map<string, DomainModel>, selfHeal: (domain: string) => boolean): { plan: Plan; drift: Drift[]; reverted: Drift[] } {
+/** Applies separateDrift to every domain of a plan, with each domain's self_heal policy, for the revision being applied. */
+export function withoutDrift(plan: Plan, lastApplied: Map<string, Applied>, selfHeal: (domain: string) => boolean, revision: string): { plan: Plan; drift: Drift[]; reverted: Drift[] } {
   const drift: Drift[] = [];
   const reverted: Drift[] = [];
   const domains = plan.domains.map((domain) => {
-    const separated = separateDrift(domain, lastApplied.get(domain.domain), selfHeal(domain.domain));
+    const separated = separateDrift(domain, lastApplied.get(domain.domain), selfHeal(domain.domain), revision);
     drift.push(...separated.drift);
     reverted.push(...separated.reverted);
     return separated.plan;

@@ -14,10 +14,21 @@ function integerParam(query: Record<string, unknown>, name: string, fallback: nu
   return value;
 }
 
+const limitParam = (query: Record<string, unknown>, fallback: number) => integerParam(query, 'limit', fallback, 1, MAX_LIMIT);
+const offsetParam = (query: Record<string, unknown>) => integerParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+
 /** `limit` (1..500, default 100) and `offset` (>= 0, default 0) from a query string; out of range is 422. */
 export function parsePaging(query: Record<string, unknown>): Paging {
   return {
-    limit: integerParam(query, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT),
-    offset: integerParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
+    limit: limitParam(query, DEFAULT_LIMIT),
+    offset: offsetParam(query),
+  };
+}
+
+/** Paging of a list sent whole by default: without `limit`, everything from `offset`; the same bounds as parsePaging. */
+export function parseOptionalPaging(query: Record<string, unknown>): { limit: number | undefined; offset: number } {
+  return {
+    limit: query.limit === undefined ? undefined : limitParam(query, DEFAULT_LIMIT),
+    offset: offsetParam(query),
   };
 }

@@ -53,6 +53,11 @@ export type Route = {
   /** Read bodies up to CDN_API_MAX_BATCH_BODY_BYTES instead of CDN_API_MAX_BODY_BYTES (a batch of writes). */
   batchSizedBody?: boolean;
   status?: number;
+  /**
+   * A list: the handler reads `limit` and `offset` with parsePaging (or parseOptionalPaging), so
+   * out-of-range paging is refused the same way on every list (422 naming the parameter).
+   */
+  paged?: boolean;
   /** Audited routes run in one transaction with their audit event. */
   audit?: AuditSpec;
   /**

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -21,12 +23,32 @@ function cdn(args: string[], env: Record<string, string> = {}): Promise<Result> 
   });
 }
 
+// The core behind a proxy that answers 503 to any write whose body holds `marker`: a failure only the
+// moment of writing can show (the core overloaded or restarting), never something a plan could catch.
+async function coreRefusingWrites(target: string, marker: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    if (request.method !== 'GET' && body.includes(marker)) {
+      response.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'service unavailable' }));
+      return;
+    }
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
+    const answer = await fetch(`${target}${request.url}`, { method: request.method, headers, body: request.method === 'GET' ? undefined : body });
+    response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 describe('cdn plan, apply, export, status and runs as CI runs them', function () {
   this.timeout(120000);
   let core: TestCore;
   let repo: string;
   let work: string;
   const server = () => ['--url', core.url];
+  const coreRefusing = (marker: string) => coreRefusingWrites(core.url, marker);
   const secrets = { SHOP_SHIELD_SECRET: 'shield-secret-value' };
   const edit = async (file: string, change: (text: string) => string) => writeFile(path.join(repo, file), change(await readFile(path.join(repo, file), 'utf8')));
 
@@ -120,7 +142,7 @@ describe('cdn plan, apply, export, status and runs as CI runs them', function ()
     await edit('domains/shop.example.yaml', (text) => text.replace(/records:\n(  - .*\n)+/, 'records: []\n').replace(/geo_routes:\n(  .*\n)+/, ''));
     await edit('cdn-gitops.yaml', (text) => text.replace('max_delete_percent: 25', 'max_delete_percent: 5'));
     const refused = await cdn(['apply', repo, '--json', ...server()], secrets);
-    expect(refused.code).to.equal(3);
+    expect(refused.code, refused.stdout + refused.stderr).to.equal(3);
     expect(JSON.parse(refused.stdout)).to.include({ status: 'refused' });
     expect(JSON.parse(refused.stdout).safety).to.match(/^the plan deletes \d+ of \d+ live items/);
     await rm(path.join(repo, 'domains/shop.example.yaml'));
@@ -130,10 +152,20 @@ describe('cdn plan, apply, export, status and runs as CI runs them', function ()
     const status = (await core.get('/api/v1/domains')).data.find((domain: Json) => domain.domain === 'status.example');
     await core.post(`/api/v1/domains/${status.id}/dns/records`, { type: 'A', name: 'taken', content: '192.0.2.70' }, 201);
     await edit('domains/status.example.yaml', (text) => `${text}  - { type: CNAME, name: taken, content: elsewhere.example.net }\n`);
-    const failed = await cdn(['apply', repo, ...server()], secrets);
-    expect(failed.code).to.equal(4);
-    expect(failed.stdout).to.match(/FAILED status\.example, left as it was: .*a CNAME cannot share the name taken/);
-    await edit('domains/status.example.yaml', (text) => text.replace('  - { type: CNAME, name: taken, content: elsewhere.example.net }\n', ''));
+    const caught = await cdn(['apply', repo, ...server()], secrets);
+    expect(caught.code, 'the plan catches what the API would refuse').to.equal(1);
+    expect(caught.stderr).to.match(/a CNAME cannot share the name taken with other records; kept live beside it because prune is false: A taken 192\.0\.2\.70/);
+    await edit('domains/status.example.yaml', (text) => text.replace('  - { type: CNAME, name: taken, content: elsewhere.example.net }\n', '  - { type: TXT, name: taken, content: refused-by-the-core }\n'));
+    const refusing = await coreRefusing('refused-by-the-core');
+    try {
+      const failed = await cdn(['apply', repo, '--url', refusing.url], secrets);
+      expect(failed.code, failed.stdout + failed.stderr).to.equal(4);
+      expect(failed.stdout).to.match(/FAILED status\.example, left as it was: .*answered 503/);
+    } finally {
+      await refusing.close();
+    }
+    expect((await core.get(`/api/v1/domains/${status.id}/dns/records`)).data.map((record: Json) => record.content)).to.not.include('refused-by-the-core');
+    await edit('domains/status.example.yaml', (text) => text.replace('  - { type: TXT, name: taken, content: refused-by-the-core }\n', ''));
   });
 
   it('exports live domains as files that validate and plan no change, so prune deletes nothing', async () => {

@@ -1,5 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -7,6 +6,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { publishOnce } from '../../src/publish/publisher.js';
 import { signedHeaders } from '../../src/shared/signing.js';
 import { TestCore, type Json } from '../support/core.js';
+import { seriousViolations } from '../support/dashboard-browser.js';
 
 const ADMIN = { username: 'dashboard-admin', password: 'dashboard-password-1' };
 const EDGE_TOKEN = 'cdnedge_dashboard-tests-token-0123456789';
@@ -15,21 +15,6 @@ const SNAPSHOT_DEFAULTS = {
   ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 },
 };
 const SCREENSHOTS = new URL('../../test-output/dashboard', import.meta.url).pathname;
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-type Violation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
-
-// axe-core in the page: the serious and critical violations of WCAG A/AA rules.
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's policy allows no inline script, rightly.
-  await page.evaluate(await readFile(AXE, 'utf8'));
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe;
-    return (await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } })).violations;
-  });
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
-}
-
 describe('the browser dashboard in Chromium', function () {
   this.timeout(120000);
   let core: TestCore;
@@ -267,7 +252,7 @@ describe('the browser dashboard in Chromium', function () {
     await visit(`/domains/${domain.id}`, 'git-owned.example', 'domain-git-owned');
     expect(await page.getByText('domains/git-owned.example.yaml @ cccccccc').count()).to.equal(1);
     expect(await page.getByRole('button', { name: 'Add record' }).count()).to.equal(0);
-    expect(await page.getByRole('checkbox').count()).to.equal(0);
+    expect(await page.getByRole('checkbox', { name: /^Proxy/ }).count(), 'no proxied switch').to.equal(0);
     await page.getByText('geo routes', { exact: true }).click();
     await page.getByText('country DE → 192.0.2.92').waitFor();
     await page.getByRole('button', { name: /YAML of A www\.git-owned\.example/ }).click();

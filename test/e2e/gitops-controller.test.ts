@@ -161,7 +161,7 @@ describe('GitOps controller in the core', function () {
     expect((await core.get(`/api/v1/domains/${docs.id}/origins`)).data[0].weight).to.equal(7);
   });
 
-  it('treats a record created through the API as cdn plan does: pruned with prune on, kept and listed as not in git with it off', async () => {
+  it('treats a record created through the API as cdn plan does when a new commit is applied: pruned with prune on, kept and listed as not in git with it off', async () => {
     const blog = await domainByApex('blog.example');
     const status = await domainByApex('status.example');
     await core.post(`/api/v1/domains/${blog.id}/dns/records`, { type: 'TXT', name: 'manual', content: 'made by hand' }, 201);
@@ -210,8 +210,9 @@ describe('GitOps controller in the core', function () {
   });
 
   it('applies a refused plan once an operator accepts it for that commit, and records who and why', async () => {
-    const sha = await commit('drop most of blog.example and tighten the gate', async () => {
-      await edit('domains/blog.example.yaml', (text) => text.replace(/records:\n(  - .*\n)+/, 'records: []\n'));
+    // self_heal on: records made by hand later are deleted by the same commit's runs too (weighed by the gate).
+    const sha = await commit('drop most of blog.example, heal it, and tighten the gate', async () => {
+      await edit('domains/blog.example.yaml', (text) => text.replace(/records:\n(  - .*\n)+/, 'policy: { self_heal: true }\nrecords: []\n'));
       await edit('cdn-gitops.yaml', (text) => `${text}min_live_items: 0\nmax_delete_percent: 1\n`.replace('max_delete_percent: 25\n', ''));
     });
     await hook();

@@ -22,6 +22,11 @@ const RULE_KINDS = { redirects: 'redirect-rule', 'rate-limits': 'rate-limit-rule
 const WRITTEN_BY_REFUSALS = ['edge_nonces', 'edge_tokens', 'edge_nodes'];
 
 const READ_CONCURRENCY = 8;
+// Paging every list must refuse with 422 naming the parameter (docs/api.md, "Lists").
+// Lists that are one bounded set, sent whole: a record's geo routes (at most 300, replaced as a set by
+// PUT) and the countries an edge can be placed in.
+const WHOLE_SETS = ['/api/v1/domains/:domainId/dns/records/:recordId/geo-routes', '/api/v1/edge-countries'];
+const BAD_PAGING = { offset: ['-1', 'abc', '1.5', '', '99999999999999999999', '1e3'], limit: ['0', '501', '-1', 'abc', '', '99999999999999999999'] };
 
 type Answer = { status: number; text: string; headers: Headers };
 
@@ -176,6 +181,31 @@ describe('bad input on every route', function () {
     expect(routes.length).to.be.greaterThan(100);
     const bodies = validBodies(fixtures);
     for (const route of routes.filter((candidate) => candidate.body)) expect(probesFor(route, ajv, valid, bodies)).to.not.be.empty;
+  });
+
+  async function pagingProblems(route: Route): Promise<string[]> {
+    const base = route.path.replace(/:(\w+)/g, (_match, name: string) => (name === 'ruleId' ? valid.ruleIds[route.path.split('/').at(-2)!] : valid.byName[name]));
+    const probes = Object.entries(BAD_PAGING).flatMap(([name, values]) => values.map((value) => ({ name, path: `${base}?${name}=${value}` })));
+    const problems: string[] = [];
+    for (const { name, path } of probes) {
+      const answer = await send({ label: 'paging', route, method: 'GET', path }, await headersFor(route, 'GET', path));
+      const field = answer.status === 422 ? JSON.parse(answer.text).field : undefined;
+      const refused = answer.status === 422 && field === name;
+      if (refused !== Boolean(route.paged)) problems.push(`GET ${path} answered ${answer.status} ${answer.text.slice(0, 120)} (route ${route.paged ? 'is' : 'is not'} declared paged)`);
+    }
+    return problems;
+  }
+
+  it('refuses out-of-range paging on every list the same way, and only lists read paging', async () => {
+    const gets = routes.filter((route) => route.method === 'get');
+    expect(gets.filter((route) => route.paged).map((route) => route.path)).to.include('/api/v1/overview/warnings');
+    const problems = (await Promise.all(gets.map(pagingProblems))).flat();
+    for (const route of gets.filter((candidate) => !candidate.paged && !WHOLE_SETS.includes(candidate.path))) {
+      const path = route.path.replace(/:(\w+)/g, (_match, name: string) => (name === 'ruleId' ? valid.ruleIds[route.path.split('/').at(-2)!] : valid.byName[name]));
+      const answer = await send({ label: 'list', route, method: 'GET', path }, await headersFor(route, 'GET', path));
+      if (answer.status === 200 && Array.isArray(JSON.parse(answer.text).data)) problems.push(`GET ${route.path} answers a list but is not declared paged`);
+    }
+    expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 
   it('answers bad path parameters, query values, body fields, deep bodies and mislabelled encodings with a 4xx that changes nothing', async () => {

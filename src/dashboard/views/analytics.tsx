@@ -1,5 +1,5 @@
 import { useMemo } from 'preact/hooks';
-import { Bars, bytes, TimeChart } from '../chart.js';
+import { Bars, bytes, lastDay, TimeChart } from '../chart.js';
 import { Failure, Loading } from '../components.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
@@ -10,6 +10,7 @@ type CachePoint = { bucket_start: number; hit_ratio: number | null };
 type Cache = { hit_ratio: number | null; series: CachePoint[] };
 
 const percent = (value: number) => `${Math.round(value * 100)}%`;
+const RATIO: [number, number] = [0, 1];
 
 /** Requests, bandwidth and cache hit ratio over the last day by hour, the status-code mix and the top countries. */
 export function AnalyticsTab({ domain }: { domain: Domain }) {
@@ -22,6 +23,7 @@ export function AnalyticsTab({ domain }: { domain: Domain }) {
   const cacheTimes = useMemo(() => (cache.data?.series ?? []).map((point) => point.bucket_start), [cache.data]);
   const hits = useMemo(() => [{ label: 'hit ratio', values: (cache.data?.series ?? []).map((point) => point.hit_ratio), color: '#116329' }], [cache.data]);
   const totals = summary.data?.totals;
+  const span = useMemo(() => lastDay(), [summary.data, cache.data]);
   return (
     <div>
       <h2>Analytics, last 24 hours</h2>
@@ -33,9 +35,9 @@ export function AnalyticsTab({ domain }: { domain: Domain }) {
         </p>
       ) : null}
       <div class="charts">
-        <TimeChart title="Requests" times={times} series={requests} />
-        <TimeChart title="Bandwidth" times={times} series={bandwidth} unit={bytes} />
-        <TimeChart title="Cache hit ratio" times={cacheTimes} series={hits} unit={percent} />
+        <TimeChart title="Requests" times={times} series={requests} span={span} />
+        <TimeChart title="Bandwidth" times={times} series={bandwidth} span={span} unit={bytes} />
+        <TimeChart title="Cache hit ratio" times={cacheTimes} series={hits} span={span} range={RATIO} unit={percent} />
         <Bars
           title="Status codes"
           items={totals ? [

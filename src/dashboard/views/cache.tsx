@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { CACHE_SETTINGS_RULES } from '../api-schemas.js';
 import { Badge, DataTable, Empty, Failure, Values, When } from '../components.js';
-import { FieldError, FormFailure } from '../field-error.js';
+import { Field, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
 import { useSubmit } from '../use-submit.js';
@@ -18,7 +18,7 @@ const POLL_MS = 1000;
 function PurgeForm({ domain, onPurged }: { domain: Domain; onPurged: () => void }) {
   const [scope, setScope] = useState('everything');
   const [value, setValue] = useState('');
-  const { failure, submit } = useSubmit(async () => {
+  const { failure, submit, changed } = useSubmit(async () => {
     await api('POST', `/api/v1/domains/${domain.id}/cache/purge`, scope === 'everything' ? { scope } : { scope, value: value || undefined });
     setValue('');
     onPurged();
@@ -35,11 +35,10 @@ function PurgeForm({ domain, onPurged }: { domain: Domain; onPurged: () => void 
         </select>
       </label>
       {scope === 'everything' ? null : (
-        <label>
+        <Field errorId="purge-value-error" failure={failure} field="value">
           Value
-          <input name="value" value={value} placeholder={scope === 'domain' ? domain.domain : '/images/'} onInput={(event) => setValue(event.currentTarget.value)} aria-describedby="purge-value-error" />
-          <FieldError id="purge-value-error" failure={failure} field="value" />
-        </label>
+          <input name="value" value={value} placeholder={scope === 'domain' ? domain.domain : '/images/'} onInput={(event) => (setValue(event.currentTarget.value), changed('value'))} aria-describedby="purge-value-error" />
+        </Field>
       )}
       <button type="submit">Purge</button>
       <FormFailure failure={failure} fields={['value']} />

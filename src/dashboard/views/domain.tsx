@@ -2,9 +2,12 @@ import { useLocation, useRoute } from 'preact-iso';
 import { Badge, Failure, Loading } from '../components.js';
 import { useApi } from '../use-api.js';
 import { useOwnership } from '../ownership.js';
+import { usePageTitle } from '../page-title.js';
 import { STATUS_TONE, type Domain } from './domains.js';
 import { AnalyticsTab } from './analytics.js';
 import { CacheTab } from './cache.js';
+import { DeleteDomain } from './domain-delete.js';
+import { type Delegation, Onboarding } from './domain-onboarding.js';
 import { OriginsTab } from './origins.js';
 import { RecordsTab } from './records.js';
 import { RulesTab } from './rules.js';
@@ -21,15 +24,19 @@ const TABS = [
   { id: 'security', label: 'Security' },
 ] as const;
 
-/** One domain: its status, who owns it (git or the API) and a tab per part of its configuration. */
+/**
+ * One domain: its status, who owns it (git or the API), its onboarding until its delegation is
+ * seen, a tab per part of its configuration, and its deletion.
+ */
 export function DomainView() {
   const { params } = useRoute();
   const { query } = useLocation();
   const tab = TABS.find((item) => item.id === query.tab)?.id ?? 'dns';
-  const domain = useApi<Domain>(`/api/v1/domains/${encodeURIComponent(params.id)}`);
+  const domain = useApi<Domain & Delegation>(`/api/v1/domains/${encodeURIComponent(params.id)}`);
   const ownership = useOwnership();
   const owner = domain.data ? ownership.of(domain.data.domain) : undefined;
   const notInGit = (resource: string) => (key: string) => ownership.isNotInGit(domain.data!.domain, resource, key);
+  usePageTitle(domain.data ? `${domain.data.domain} · ${TABS.find((item) => item.id === tab)!.label}` : 'Domain');
   return (
     <section aria-labelledby="domain-title">
       <Failure failure={domain.failure} />
@@ -54,6 +61,7 @@ export function DomainView() {
               This domain is described in <code>{owner.file}</code> of {owner.repo}. Its items are read-only here: change the file in a pull request (each item offers its YAML), or the controller reverts the edit or reports it as drift.
             </p>
           ) : null}
+          <Onboarding key={domain.data.id} domain={domain.data} onChange={domain.reload} />
           <nav class="tabs" aria-label="Sections of this domain">
             {TABS.map((item) => (
               <a key={item.id} href={`/domains/${domain.data!.id}?tab=${item.id}`} aria-current={item.id === tab ? 'page' : undefined}>
@@ -68,6 +76,7 @@ export function DomainView() {
           {tab === 'ssl' ? <SslTab domain={domain.data} owner={owner} /> : null}
           {tab === 'analytics' ? <AnalyticsTab domain={domain.data} /> : null}
           {tab === 'security' ? <SecurityTab domain={domain.data} /> : null}
+          <DeleteDomain key={domain.data.id} domain={domain.data} owner={owner} />
         </>
       ) : null}
     </section>

@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { Badge, DataTable, Empty, Failure, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { useApi } from '../use-api.js';
 import { useSubmit } from '../use-submit.js';
-import { useOwnership } from '../ownership.js';
+import { type Ownership, useOwnership } from '../ownership.js';
 import { FieldError, FormFailure } from '../field-error.js';
 
 export type Domain = { id: string; domain: string; status: string; zone_name: string; created_at: number };
@@ -13,7 +13,7 @@ export const STATUS_TONE: Record<string, 'good' | 'warn' | 'neutral'> = { active
 
 function AddDomain({ onAdded }: { onAdded: (domain: Domain) => void }) {
   const [name, setName] = useState('');
-  const { failure, submit } = useSubmit(async () => {
+  const { failure, submit, changed } = useSubmit(async () => {
     const { data } = await api<{ data: Domain }>('POST', '/api/v1/domains', { domain: name });
     setName('');
     onAdded(data);
@@ -22,13 +22,19 @@ function AddDomain({ onAdded }: { onAdded: (domain: Domain) => void }) {
     <form class="inline" onSubmit={submit} aria-label="Add a domain">
       <label>
         New domain
-        <input name="domain" placeholder="example.com" required value={name} onInput={(event) => setName(event.currentTarget.value)} aria-describedby="domain-error" />
+        <input name="domain" placeholder="example.com" required value={name} onInput={(event) => (setName(event.currentTarget.value), changed('domain'))} aria-describedby="domain-error" />
       </label>
       <button type="submit">Add domain</button>
       <FieldError id="domain-error" failure={failure} field="domain" />
       <FormFailure failure={failure} fields={['domain']} />
     </form>
   );
+}
+
+// Who manages a domain no repository owns: the API, once the GitOps status says so (it may yet name a file).
+function managedByApi(ownership: Ownership): string {
+  if (ownership.known) return 'API';
+  return ownership.failure ? 'unknown (GitOps status unavailable)' : 'checking…';
 }
 
 /** Every domain, searchable by name and filtered by status, a page at a time. */
@@ -80,7 +86,7 @@ export function DomainsView() {
                   {owner.file}
                 </Badge>
               ) : (
-                'API'
+                managedByApi(ownership)
               ),
             ];
           }}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Failure } from '../components.js';
+import { usePageTitle } from '../page-title.js';
 import { saveSession } from '../session.js';
 import { useSubmit } from '../use-submit.js';
 
@@ -15,6 +16,7 @@ export function Login({ onLogin, expired }: { onLogin: () => void; expired: bool
     saveSession({ token: data.token, username: data.user.username, expires_at: data.expires_at });
     onLogin();
   });
+  usePageTitle('Log in');
 
   return (
     <main class="login">

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
 import { ORIGIN_RULES } from '../api-schemas.js';
 import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
-import { FieldError, FormFailure } from '../field-error.js';
+import { Field, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
 import { SourceCell, YamlSnippet } from '../item-source.js';
@@ -22,18 +22,17 @@ function originYaml(origin: Origin): string {
 
 function AddOrigin({ domain, onAdded }: { domain: Domain; onAdded: () => void }) {
   const [form, setForm] = useState({ host: '', role: 'primary', weight: '100' });
-  const { failure, submit } = useSubmit(async () => {
+  const { failure, submit, changed } = useSubmit(async () => {
     await api('POST', `/api/v1/domains/${domain.id}/origins`, { host: form.host, role: form.role, weight: Number(form.weight) });
     setForm({ ...form, host: '' });
     onAdded();
   });
   return (
     <form class="record-form" onSubmit={submit} aria-label="Add an origin">
-      <label>
+      <Field errorId="origin-host-error" failure={failure} field="host">
         Host
-        <input name="host" required value={form.host} onInput={(event) => setForm({ ...form, host: event.currentTarget.value })} aria-describedby="origin-host-error" />
-        <FieldError id="origin-host-error" failure={failure} field="host" />
-      </label>
+        <input name="host" required value={form.host} onInput={(event) => (setForm({ ...form, host: event.currentTarget.value }), changed('host'))} aria-describedby="origin-host-error" />
+      </Field>
       <label>
         Role
         <select name="role" value={form.role} onChange={(event) => setForm({ ...form, role: event.currentTarget.value })}>
@@ -41,11 +40,10 @@ function AddOrigin({ domain, onAdded }: { domain: Domain; onAdded: () => void })
           <option>backup</option>
         </select>
       </label>
-      <label>
+      <Field errorId="origin-weight-error" failure={failure} field="weight">
         Weight
-        <input name="weight" type="number" min={1} max={1000} value={form.weight} onInput={(event) => setForm({ ...form, weight: event.currentTarget.value })} aria-describedby="origin-weight-error" />
-        <FieldError id="origin-weight-error" failure={failure} field="weight" />
-      </label>
+        <input name="weight" type="number" min={1} max={1000} value={form.weight} onInput={(event) => (setForm({ ...form, weight: event.currentTarget.value }), changed('weight'))} aria-describedby="origin-weight-error" />
+      </Field>
       <button type="submit">Add origin</button>
       <FormFailure failure={failure} fields={['host', 'weight']} />
     </form>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
 import { DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
-import { FieldError, FormFailure } from '../field-error.js';
+import { Field, FormFailure } from '../field-error.js';
 import { SourceCell, YamlSnippet } from '../item-source.js';
 import { JsonEditor } from '../json-editor.js';
 import type { Owner } from '../ownership.js';
@@ -37,48 +37,44 @@ function bodyOf(draft: RecordDraft, editing?: DnsRecord): Record<string, unknown
 /** Adds a record, or edits one (`editing`): the API's refusal is shown next to the field it names. */
 function RecordForm({ domain, editing, onDone }: { domain: Domain; editing?: DnsRecord; onDone: () => void }) {
   const [form, setForm] = useState<RecordDraft>(editing ? { ...editing, ttl: String(editing.ttl) } : EMPTY);
-  const set = (field: keyof RecordDraft) => (event: Event) => {
-    const input = event.currentTarget as HTMLInputElement;
-    setForm({ ...form, [field]: input.type === 'checkbox' ? input.checked : input.value });
-  };
-  const { failure, submit } = useSubmit(async () => {
+  const { failure, submit, changed } = useSubmit(async () => {
     if (editing) await api('PATCH', `/api/v1/domains/${domain.id}/dns/records/${editing.id}`, bodyOf(form, editing));
     else await api('POST', `/api/v1/domains/${domain.id}/dns/records`, bodyOf(form));
     setForm(editing ? form : { ...form, name: '', content: '' });
     onDone();
   });
+  const set = (field: keyof RecordDraft) => (event: Event) => {
+    const input = event.currentTarget as HTMLInputElement;
+    setForm({ ...form, [field]: input.type === 'checkbox' ? input.checked : input.value });
+    changed(field);
+  };
   const id = (field: string) => `record-${editing ? 'edit' : 'add'}-${field}-error`;
   return (
     <form class="record-form" onSubmit={submit} aria-label={editing ? `Edit ${editing.type} ${editing.fqdn}` : 'Add a DNS record'}>
-      <label>
+      <Field errorId={id('type')} failure={failure} field="type">
         Type
         <select name="type" value={form.type} onChange={set('type')} aria-describedby={id('type')}>
           {TYPES.map((type) => (
             <option key={type}>{type}</option>
           ))}
         </select>
-        <FieldError id={id('type')} failure={failure} field="type" />
-      </label>
-      <label>
+      </Field>
+      <Field errorId={id('name')} failure={failure} field="name">
         Name
         <input name="name" placeholder="www or @" required value={form.name} onInput={set('name')} aria-describedby={id('name')} />
-        <FieldError id={id('name')} failure={failure} field="name" />
-      </label>
-      <label>
+      </Field>
+      <Field errorId={id('content')} failure={failure} field="content">
         Content
         <input name="content" placeholder="192.0.2.1" required value={form.content} onInput={set('content')} aria-describedby={id('content')} />
-        <FieldError id={id('content')} failure={failure} field="content" />
-      </label>
-      <label>
+      </Field>
+      <Field errorId={id('ttl')} failure={failure} field="ttl">
         TTL
         <input name="ttl" type="number" min={60} max={86400} value={form.ttl} onInput={set('ttl')} aria-describedby={id('ttl')} />
-        <FieldError id={id('ttl')} failure={failure} field="ttl" />
-      </label>
-      <label class="check">
+      </Field>
+      <Field errorId={id('proxied')} failure={failure} field="proxied" check>
         <input name="proxied" type="checkbox" checked={form.proxied} onChange={set('proxied')} aria-describedby={id('proxied')} />
         Proxied
-        <FieldError id={id('proxied')} failure={failure} field="proxied" />
-      </label>
+      </Field>
       <button type="submit">{editing ? 'Save record' : 'Add record'}</button>
       <FormFailure failure={failure} fields={FIELDS} />
     </form>

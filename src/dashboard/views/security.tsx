@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import { Bars, TimeChart } from '../chart.js';
+import { Bars, lastDay, TimeChart } from '../chart.js';
 import { DataTable, Empty, Failure, PAGE_SIZE, Pager, When } from '../components.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
@@ -15,12 +15,13 @@ export function SecurityTab({ domain }: { domain: Domain }) {
   const series = summary.data?.series ?? [];
   const times = useMemo(() => series.map((point) => point.bucket_start), [series]);
   const counts = useMemo(() => [{ label: 'events', values: series.map((point) => point.total), color: '#a40e26' }], [series]);
+  const span = useMemo(() => lastDay(), [summary.data]);
   return (
     <div>
       <h2>Security, last 24 hours</h2>
       <Failure failure={summary.failure ?? events.failure} />
       <div class="charts">
-        <TimeChart title="Security events" times={times} series={counts} />
+        <TimeChart title="Security events" times={times} series={counts} span={span} />
         <Bars title="Actions" items={Object.entries(summary.data?.by_action ?? {}).map(([label, value]) => ({ label, value }))} />
         <Bars title="Top countries" items={(summary.data?.top_countries ?? []).map((row) => ({ label: row.country ?? 'unknown', value: row.count }))} />
       </div>

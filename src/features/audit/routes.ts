@@ -10,6 +10,7 @@ export function auditRoutes(): Route[] {
       method: 'get',
       path: '/api/v1/audit',
       auth: 'api',
+      paged: true,
       handler: async ({ db, query }) => ({
         data: await listAuditEvents(db, parsePaging(query), optionalIdParam(query, 'domain_id')),
       }),

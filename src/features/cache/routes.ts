@@ -38,7 +38,7 @@ export function cacheRoutes(deps: AppDeps): Route[] {
       publishes: true,
       handler: async ({ db, params, body, actor }) => ({ data: await createPurge(db, params.domainId, body, actor) }),
     },
-    { method: 'get', path: `${DOMAIN}/cache/purge-requests`, auth: 'api', handler: async ({ db, params, query }) => ({ data: await listPurges(db, params.domainId, parsePaging(query)) }) },
+    { method: 'get', path: `${DOMAIN}/cache/purge-requests`, auth: 'api', paged: true, handler: async ({ db, params, query }) => ({ data: await listPurges(db, params.domainId, parsePaging(query)) }) },
     { method: 'get', path: `${DOMAIN}/cache/purge-requests/:requestId`, auth: 'api', handler: async ({ db, params }) => ({ data: await getPurge(db, params.domainId, params.requestId) }) },
   ];
 }

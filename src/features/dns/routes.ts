@@ -17,6 +17,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
       method: 'get',
       path: RECORDS,
       auth: 'api',
+      paged: true,
       handler: async ({ db, params, query }) => {
         const paging = parsePaging(query);
         const key = `${params.domainId}:${paging.limit}:${paging.offset}`;
@@ -55,6 +56,6 @@ export function dnsRoutes(deps: AppDeps): Route[] {
       },
     },
     { method: 'get', path: '/api/v1/domains/:domainId/dns/sync', auth: 'api', handler: async ({ db, params }) => ({ data: await zoneSync(db, deps.config, params.domainId) }) },
-    { method: 'get', path: '/api/v1/dns/sync-events', auth: 'api', handler: async ({ db, query }) => ({ data: await syncEvents(db, query, parsePaging(query)) }) },
+    { method: 'get', path: '/api/v1/dns/sync-events', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await syncEvents(db, query, parsePaging(query)) }) },
   ];
 }

@@ -74,7 +74,7 @@ export function checkCandidate(candidate: Candidate, zone: string): Candidate {
 type Neighbour = { type: string; content: string };
 
 /** Refuses a record beside `others` (the records at its name): an identical one, or a CNAME sharing the name. */
-function assertNeighboursAllow(others: Neighbour[], candidate: Candidate): void {
+export function assertNeighboursAllow(others: Neighbour[], candidate: Pick<Candidate, 'type' | 'name' | 'content'>): void {
   if (others.some((other) => other.type === candidate.type && other.content === candidate.content)) {
     throw new ValidationError('content', `an identical ${candidate.type} record for ${candidate.name} already exists`, 'duplicate record');
   }

@@ -19,6 +19,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
       method: 'get',
       path: '/api/v1/domains',
       auth: 'api',
+      paged: true,
       handler: async ({ db, query }) => {
         const paging = parsePaging(query);
         const filter = domainFilterOf(query);

@@ -15,6 +15,7 @@ export type DomainRow = {
   activated_at: Date | null;
   activation_override: boolean;
   nameservers_checked_at: Date | null;
+  nameservers_check_error: string | null;
   nameservers_verified_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -43,6 +44,7 @@ export function serializeDomain(row: DomainRow) {
     activated_at: unixSeconds(row.activated_at),
     activation_override: row.activation_override,
     nameservers_checked_at: unixSeconds(row.nameservers_checked_at),
+    nameservers_check_error: row.nameservers_check_error,
     nameservers_verified_at: unixSeconds(row.nameservers_verified_at),
     created_at: unixSeconds(row.created_at),
     updated_at: unixSeconds(row.updated_at),

@@ -154,7 +154,7 @@ export async function updateDomain(db: Db, id: string, patch: DomainUpdate) {
     const apex = apexOrThrow(patch.domain);
     if (apex !== current.domain) {
       await assertApexFree(db, apex, id);
-      Object.assign(data, { domain: apex, status: current.status === 'disabled' ? 'disabled' : 'pending_nameserver', activated_at: null, nameservers_verified_at: null });
+      Object.assign(data, { domain: apex, status: current.status === 'disabled' ? 'disabled' : 'pending_nameserver', activated_at: null, nameservers_verified_at: null, nameservers_check_error: null });
       if (patch.zone_name === undefined && current.zone_name === current.domain) data.zone_name = apex;
       await db.domainNameserver.deleteMany({ where: { domain_id: id, kind: 'observed' } });
     }
@@ -221,7 +221,8 @@ async function queueManagedSsl(db: Db, domainId: string, apex: string): Promise<
 export async function verifyNameservers(db: Db, id: string, lookup: DelegationLookup, now = new Date()): Promise<Verification> {
   const current = await findDomain(db, id);
   const delegation: Delegation = await lookup(current.domain);
-  const data: Record<string, unknown> = { nameservers_checked_at: now };
+  // What the check saw stays with the domain: the observed set, or why the lookup could not tell.
+  const data: Record<string, unknown> = { nameservers_checked_at: now, nameservers_check_error: delegation.known ? null : delegation.error };
   let comparison: DelegationComparison | undefined;
   let sslJobId: string | undefined;
   if (delegation.known) {

@@ -34,7 +34,7 @@ export function edgeRoutes(deps: AppDeps): Route[] {
       },
       onRefused: async ({ db, actor }, error) => recordHeartbeatFailure(db, edgeOf(actor).edgeId, error),
     },
-    { method: 'get', path: '/api/v1/edge/nodes', auth: 'api', handler: async ({ db, query }) => ({ data: await listEdges(db, parsePaging(query), fresh) }) },
+    { method: 'get', path: '/api/v1/edge/nodes', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listEdges(db, parsePaging(query), fresh) }) },
     { method: 'get', path: '/api/v1/edges/pools', auth: 'api', handler: async ({ db }) => ({ data: await edgePools(db, fresh) }) },
     { method: 'get', path: '/api/v1/edges/dns', auth: 'api', handler: async ({ db }) => ({ data: await edgeDns(db, fresh) }) },
     { method: 'get', path: '/api/v1/edge-countries', auth: 'api', handler: async ({ db }) => ({ data: await edgeCountries(db, fresh) }) },

@@ -14,6 +14,7 @@ export function exportRoutes(deps: AppDeps): Route[] {
       method: 'get',
       path: '/api/v1/export/domains',
       auth: 'api',
+      paged: true,
       handler: async ({ db, query }) => ({ data: await exportDomains(db, parsePaging(query), defaults, ssl) }),
     },
   ];

@@ -12,7 +12,7 @@ function textParam(value: unknown): string | undefined {
 export function gitopsRoutes(deps: AppDeps): Route[] {
   return [
     { method: 'get', path: '/api/v1/gitops/status', auth: 'api', handler: async ({ db }) => ({ data: await gitopsStatus(db, deps.config) }) },
-    { method: 'get', path: '/api/v1/gitops/runs', auth: 'api', handler: async ({ db, query }) => ({ data: await listRuns(db, parsePaging(query)) }) },
+    { method: 'get', path: '/api/v1/gitops/runs', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listRuns(db, parsePaging(query)) }) },
     {
       method: 'post',
       path: '/api/v1/gitops/runs',
@@ -36,6 +36,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       method: 'get',
       path: '/api/v1/gitops/acceptances',
       auth: 'api',
+      paged: true,
       handler: async ({ db, query }) => ({ data: await listAcceptances(db, { repo: textParam(query.repo), commit_sha: textParam(query.commit_sha) }, parsePaging(query)) }),
     },
     {

@@ -3,6 +3,7 @@ import { Reply, type Route } from '../../http/route.js';
 import { pingDatabase } from '../../db/ping.js';
 import { migrationStatus } from '../../db/migrator.js';
 import { retentionStatus } from '../../core/retention-state.js';
+import { secretBoxOf } from '../ssl/key-storage.js';
 import { dnsHealth } from '../../publish/dns/dns-health.js';
 
 const VERSION = '0.1.0';
@@ -58,10 +59,17 @@ export function healthRoutes(deps: AppDeps): Route[] {
           database: { ...database, migrations: Array.isArray(migrations) ? summarize(migrations) : migrations },
           retention,
           dns: typeof dns === 'string' ? dns : { ...dns, loop: deps.dns?.loop?.status() ?? null },
+          ssl: sslKeyStorageStatus(deps),
         };
       },
     },
   ];
+}
+
+// Whether certificate keys can be stored, and under which key (the id reveals nothing of the key).
+function sslKeyStorageStatus(deps: AppDeps) {
+  const box = secretBoxOf(deps.config);
+  return box ? { key_storage: 'configured', key_id: box.keyId } : { key_storage: 'not configured: set CDN_SSL_SECRET_KEY', key_id: null };
 }
 
 function summarize(states: { name: string; state: string }[]) {

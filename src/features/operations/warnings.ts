@@ -55,6 +55,12 @@ async function expiringCertificates(db: Db, now: Date): Promise<Warning[]> {
   });
 }
 
+// Without the key no certificate can be stored, so no domain can be served over HTTPS.
+async function sslKeyStorage(config: Config): Promise<Warning[]> {
+  if (config.sslSecretKey) return [];
+  return [{ code: 'ssl_key_storage_not_configured', severity: 'warning', message: 'CDN_SSL_SECRET_KEY is not set, so no certificate private key can be stored: set it on every core to the base64 of 32 random bytes (openssl rand -base64 32)' }];
+}
+
 async function staleEdges(db: Db, freshSeconds: number, now: Date): Promise<Warning[]> {
   const rows = await db.edgeNode.findMany({ where: { enabled: true, OR: [{ last_heartbeat_at: null }, { last_heartbeat_at: { lt: new Date(now.getTime() - freshSeconds * 1000) } }] } });
   return rows.map((edge) => ({
@@ -131,7 +137,7 @@ const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 };
 /** Actionable items, most severe first. */
 export async function warnings(db: Db, config: Config, dnsLoop: DnsSyncStatus | undefined, now = new Date()) {
   const heartbeatFreshSeconds = config.edgeHeartbeatFreshSeconds;
-  const groups = await Promise.all([dnsPublishingProblems(dnsLoop), gitopsProblems(db, config), publishProblems(db, now), expiringCertificates(db, now), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
+  const groups = await Promise.all([dnsPublishingProblems(dnsLoop), gitopsProblems(db, config), publishProblems(db, now), expiringCertificates(db, now), sslKeyStorage(config), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
   const list = groups.flat().sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   return { count: list.length, warnings: list };
 }

@@ -12,6 +12,7 @@ export function originRoutes(deps: AppDeps): Route[] {
       method: 'get',
       path: ORIGINS,
       auth: 'api',
+      paged: true,
       handler: async ({ db, params, query }) => ({ data: await listOrigins(db, params.domainId, parsePaging(query)) }),
     },
     {

@@ -27,6 +27,7 @@ function kindRoutes(kind: RuleKind): Route[] {
       method: 'get',
       path: base,
       auth: 'api',
+      paged: true,
       handler: async ({ db, params, query }) => ({ data: await listRules(db, kind, params.domainId, parsePaging(query)) }),
     },
     {

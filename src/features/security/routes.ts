@@ -7,11 +7,12 @@ import { listSecurityEvents, securitySummary } from './service.js';
 /** Security events (all domains or one) and their summary over a window (default the last 24 hours). */
 export function securityRoutes(): Route[] {
   return [
-    { method: 'get', path: '/api/v1/security/events', auth: 'api', handler: async ({ db, query }) => ({ data: await listSecurityEvents(db, parsePaging(query), optionalIdParam(query, 'domain_id')) }) },
+    { method: 'get', path: '/api/v1/security/events', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listSecurityEvents(db, parsePaging(query), optionalIdParam(query, 'domain_id')) }) },
     {
       method: 'get',
       path: '/api/v1/domains/:domainId/security/events',
       auth: 'api',
+      paged: true,
       handler: async ({ db, params, query }) => ({ data: await listSecurityEvents(db, parsePaging(query), params.domainId) }),
     },
     {

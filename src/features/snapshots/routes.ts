@@ -64,6 +64,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       method: 'get',
       path: '/api/v1/config/snapshots',
       auth: 'api',
+      paged: true,
       handler: async ({ db, query }) => {
         const paging = parsePaging(query);
         const [rows, state] = await Promise.all([

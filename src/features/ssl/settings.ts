@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { assertDomainExists } from '../domains/service.js';
+import { activeCertificates } from './certificates.js';
 
 export type SslSettingsInput = { mode?: string; automatic?: boolean; always_https?: boolean; min_tls_version?: string; hsts_enabled?: boolean; hsts_max_age?: number };
 type SslSettingsRow = Required<SslSettingsInput> & { domain_id: string; updated_at: Date };
@@ -12,25 +13,14 @@ export function sslSettingsOf(row: SslSettingsRow | null, domainId: string, defa
   return { mode, automatic, always_https, min_tls_version, hsts_enabled, hsts_max_age, domain_id: domainId, customised: true, updated_at: unixSeconds(row.updated_at) };
 }
 
-/** The SSL overview of a domain: preferences and stored certificates (without key material). */
+/** The SSL overview of a domain: preferences and the certificates in force (without key material). */
 export async function getSsl(db: Db, domainId: string, defaults: Required<SslSettingsInput>) {
   await assertDomainExists(db, domainId);
   const [settings, certificates] = await Promise.all([
     db.sslSettings.findUnique({ where: { domain_id: domainId } }),
-    db.sslCertificate.findMany({ where: { domain_id: domainId }, orderBy: { created_at: 'desc' } }),
+    activeCertificates(db, domainId),
   ]);
-  return {
-    settings: sslSettingsOf(settings, domainId, defaults),
-    certificates: certificates.map((certificate) => ({
-      id: certificate.id,
-      source: certificate.source,
-      status: certificate.status,
-      hostnames: certificate.hostnames,
-      issuer: certificate.issuer,
-      not_before: unixSeconds(certificate.not_before),
-      not_after: unixSeconds(certificate.not_after),
-    })),
-  };
+  return { settings: sslSettingsOf(settings, domainId, defaults), certificates };
 }
 
 /** Merges the given preferences into the stored ones (defaults for a domain that had none). */

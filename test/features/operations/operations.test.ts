@@ -49,7 +49,11 @@ describe('overview, warnings and security events', () => {
     const first = (await core.get('/api/v1/overview/warnings?limit=1')).data;
     expect(first.count).to.equal(count);
     expect(first.warnings).to.deep.equal(warnings.slice(0, 1));
+    const second = (await core.get('/api/v1/overview/warnings?limit=1&offset=1')).data;
+    expect(second.warnings).to.deep.equal(warnings.slice(1, 2));
+    expect((await core.get('/api/v1/overview/warnings?offset=2')).data.warnings).to.deep.equal(warnings.slice(2));
     for (const limit of ['0', '501', 'x', '1.5']) expect((await core.get(`/api/v1/overview/warnings?limit=${limit}`, 422)).field).to.equal('limit');
+    for (const offset of ['-1', 'abc', '99999999999999999999']) expect((await core.get(`/api/v1/overview/warnings?offset=${offset}`, 422)).field).to.equal('offset');
     const codes = warnings.map((warning: Json) => warning.code);
     expect(codes).to.include.members(['certificate_expiring', 'edge_stale', 'origins_without_primary', 'domain_waiting_for_nameservers']);
     expect(count).to.equal(warnings.length);

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "domains" ADD COLUMN     "nameservers_check_error" TEXT;
+
