@@ -13,8 +13,9 @@ function parsedJson(text: string): unknown {
 /**
  * A value edited as the API's JSON (a rule, a record's geo routes): saving parses it and hands it to
  * `onSave`; a parse error, or the API's refusal naming its field (`match.paths.0.value`), is shown under it.
+ * `onText` hears every edit (a form shown beside it as another view of the same value).
  */
-export function JsonEditor({ label, initial, submitLabel, onSave }: { label: string; initial: unknown; submitLabel: string; onSave: (value: unknown) => Promise<void> }) {
+export function JsonEditor({ label, initial, submitLabel, onSave, onText }: { label: string; initial: unknown; submitLabel: string; onSave: (value: unknown) => Promise<void>; onText?: (text: string) => void }) {
   const [text, setText] = useState(JSON.stringify(initial, null, 2));
   const errorId = `${label.replace(/\W+/g, '-')}-error`;
   const { failure, submit, changed } = useSubmit(async () => onSave(parsedJson(text)));
@@ -22,7 +23,7 @@ export function JsonEditor({ label, initial, submitLabel, onSave }: { label: str
     <form onSubmit={submit} aria-label={label.replace(/ as JSON$/, '')}>
       <label class="wide">
         {label}
-        <textarea name="json" spellcheck={false} value={text} onInput={(event) => (setText(event.currentTarget.value), changed())} aria-describedby={errorId} />
+        <textarea name="json" spellcheck={false} value={text} onInput={(event) => (setText(event.currentTarget.value), changed(), onText?.(event.currentTarget.value))} aria-describedby={errorId} />
       </label>
       <p id={errorId} class="field-error json-error" role={failure ? 'alert' : undefined}>
         {failure ? `${failure.field ? `${failure.field}: ` : ''}${failure.detail ?? failure.error}` : ''}

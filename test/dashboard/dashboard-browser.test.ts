@@ -179,6 +179,7 @@ describe('the browser dashboard in Chromium', function () {
     await page.goto(`${core.url}/domains/${domain.id}?tab=rules`);
     await page.getByLabel('Kind').selectOption('redirects');
     await page.getByRole('button', { name: 'New rule' }).click();
+    await page.getByRole('button', { name: 'Advanced (JSON)' }).click();
     const rule = page.getByLabel('New rule as JSON');
     await rule.fill('{ "name": "docs",');
     await page.getByRole('button', { name: 'Add rule' }).click();
@@ -195,7 +196,7 @@ describe('the browser dashboard in Chromium', function () {
     await page.goto(`${core.url}/domains/${domain.id}?tab=origins`);
     await page.getByRole('button', { name: 'Edit origin origin.ui-made.example' }).click();
     const origin = page.getByRole('form', { name: 'Origin origin.ui-made.example' });
-    await origin.getByLabel('weight').fill('70');
+    await origin.getByLabel('Weight (1–1000)').fill('70');
     await origin.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('cell', { name: '70', exact: true }).waitFor();
     expect((await core.get(`/api/v1/domains/${domain.id}/origins`)).data[0].weight).to.equal(70);
@@ -214,20 +215,20 @@ describe('the browser dashboard in Chromium', function () {
 
     await page.goto(`${core.url}/domains/${domain.id}?tab=cache`);
     const cache = page.getByRole('form', { name: 'Cache settings' });
-    await cache.getByLabel('default edge ttl seconds').fill('120');
+    await cache.getByLabel('Default edge cache TTL (seconds)').fill('120');
     await cache.getByRole('button', { name: 'Save' }).click();
     await cache.getByText('Saved.').waitFor();
     expect((await core.get(`/api/v1/domains/${domain.id}/cache/settings`)).data.default_edge_ttl_seconds).to.equal(120);
 
     await page.goto(`${core.url}/domains/${domain.id}?tab=ssl`);
     const ssl = page.getByRole('form', { name: 'SSL settings' });
-    await ssl.getByLabel('always https').check();
+    await ssl.getByLabel('Always use HTTPS').check();
     await ssl.getByRole('button', { name: 'Save' }).click();
     await ssl.getByText('Saved.').waitFor();
     expect((await core.get(`/api/v1/domains/${domain.id}/ssl`)).data.settings.always_https).to.equal(true);
 
     await visit('/settings', 'Settings', 'settings');
-    const group = page.getByRole('form', { name: 'Settings: analytics' });
+    const group = page.getByRole('form', { name: 'Settings: dns' });
     const input = group.locator('input[type=text]').first();
     await input.fill('not-a-value');
     await group.getByRole('button', { name: 'Save' }).click();

@@ -53,12 +53,12 @@ describe('the browser dashboard: settings lists, charts of a first hour, field e
   it('shows and saves the list-valued settings (nameserver hostnames, anycast addresses) with a list editor, a refusal at the list', async () => {
     await visit(page, core.url, '/settings', 'Settings');
     const nameservers = page.getByRole('form', { name: 'Settings: nameservers' });
-    const hostnames = nameservers.getByRole('group', { name: 'hostnames' });
-    await hostnames.getByRole('button', { name: 'Add to hostnames' }).click();
-    await expectFocusOn(page, 'hostnames 1', 'a new item takes the focus');
+    const hostnames = nameservers.getByRole('group', { name: 'Nameserver hostnames' });
+    await hostnames.getByRole('button', { name: 'Add to Nameserver hostnames' }).click();
+    await expectFocusOn(page, 'Nameserver hostnames 1', 'a new item takes the focus');
     await page.keyboard.type('not a hostname!');
     await nameservers.getByRole('button', { name: 'Save' }).click();
-    const first = hostnames.getByRole('textbox', { name: 'hostnames 1', exact: true });
+    const first = hostnames.getByRole('textbox', { name: 'Nameserver hostnames 1', exact: true });
     const refusal = page.locator(`#${await first.getAttribute('aria-describedby')}`);
     await refusal.getByText(/not a hostname/).waitFor();
     expect(await refusal.getAttribute('role')).to.equal('alert');
@@ -67,25 +67,25 @@ describe('the browser dashboard: settings lists, charts of a first hour, field e
 
     await first.fill('ns1.example.net');
     expect(await refusal.textContent(), 'the refusal goes when the value changes').to.equal('');
-    await hostnames.getByRole('button', { name: 'Add to hostnames' }).click();
-    await hostnames.getByRole('textbox', { name: 'hostnames 2', exact: true }).fill('NS2.Example.NET');
-    await hostnames.getByRole('button', { name: 'Add to hostnames' }).click();
+    await hostnames.getByRole('button', { name: 'Add to Nameserver hostnames' }).click();
+    await hostnames.getByRole('textbox', { name: 'Nameserver hostnames 2', exact: true }).fill('NS2.Example.NET');
+    await hostnames.getByRole('button', { name: 'Add to Nameserver hostnames' }).click();
     await nameservers.getByRole('button', { name: 'Save' }).click();
     await nameservers.getByText('Saved.').waitFor();
     expect((await core.get('/api/v1/settings/nameservers')).data.hostnames, 'the empty third item is not sent').to.deep.equal(['ns1.example.net', 'ns2.example.net']);
     expect(await hostnames.getByRole('textbox').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).to.deep.equal(['ns1.example.net', 'ns2.example.net']);
 
-    await hostnames.getByRole('button', { name: 'Remove hostnames 1' }).click();
-    await expectFocusOn(page, 'hostnames 1', 'the focus goes to the item now in its place');
+    await hostnames.getByRole('button', { name: 'Remove Nameserver hostnames 1' }).click();
+    await expectFocusOn(page, 'Nameserver hostnames 1', 'the focus goes to the item now in its place');
     await nameservers.getByRole('button', { name: 'Save' }).click();
     await nameservers.getByText('Saved.').waitFor();
     expect((await core.get('/api/v1/settings/nameservers')).data.hostnames).to.deep.equal(['ns2.example.net']);
 
     const anycast = page.getByRole('form', { name: 'Settings: anycast' });
-    await anycast.getByRole('button', { name: 'Add to anycast ipv4' }).click();
-    await anycast.getByRole('textbox', { name: 'anycast ipv4 1', exact: true }).fill('192.0.2.53');
-    await anycast.getByRole('button', { name: 'Add to anycast ipv6' }).click();
-    await anycast.getByRole('textbox', { name: 'anycast ipv6 1', exact: true }).fill('2001:DB8::53');
+    await anycast.getByRole('button', { name: 'Add to Anycast IPv4 addresses' }).click();
+    await anycast.getByRole('textbox', { name: 'Anycast IPv4 addresses 1', exact: true }).fill('192.0.2.53');
+    await anycast.getByRole('button', { name: 'Add to Anycast IPv6 addresses' }).click();
+    await anycast.getByRole('textbox', { name: 'Anycast IPv6 addresses 1', exact: true }).fill('2001:DB8::53');
     await anycast.getByRole('button', { name: 'Save' }).click();
     await anycast.getByText('Saved.').waitFor();
     expect((await core.get('/api/v1/settings/anycast')).data).to.deep.equal({ anycast_ipv4: ['192.0.2.53'], anycast_ipv6: ['2001:db8::53'] });
@@ -159,15 +159,15 @@ describe('the browser dashboard: settings lists, charts of a first hour, field e
     expect(await refusal.textContent()).to.equal('');
 
     await page.goto(`${core.url}/settings`);
-    const analytics = page.getByRole('form', { name: 'Settings: analytics' });
-    const bucket = analytics.getByRole('textbox', { name: 'default bucket', exact: true });
-    await bucket.fill('fortnight');
-    await analytics.getByRole('button', { name: 'Save' }).click();
-    const bucketRefusal = page.locator(`#${await bucket.getAttribute('aria-describedby')}`);
-    await bucketRefusal.getByText(/minute, hour, day/).waitFor();
-    expect(await analytics.getByRole('textbox', { name: 'default bucket', exact: true }).count(), 'the settings input keeps its name').to.equal(1);
-    await bucket.fill('day');
-    expect(await bucketRefusal.textContent()).to.equal('');
+    const dns = page.getByRole('form', { name: 'Settings: dns' });
+    const proxied = dns.getByRole('textbox', { name: 'Shared proxy hostname', exact: true });
+    await proxied.fill('not a hostname!');
+    await dns.getByRole('button', { name: 'Save' }).click();
+    const proxiedRefusal = page.locator(`#${(await proxied.getAttribute('aria-describedby'))!.split(' ').pop()}`);
+    await proxiedRefusal.getByText(/hostname/).waitFor();
+    expect(await dns.getByRole('textbox', { name: 'Shared proxy hostname', exact: true }).count(), 'the settings input keeps its name').to.equal(1);
+    await proxied.fill('edge.cdn.example');
+    expect(await proxiedRefusal.textContent()).to.equal('');
   });
 
   it('says "checking…" rather than "API" until the GitOps status is in, and names each page in its title', async () => {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { CACHE_SETTINGS_RULES } from '../api-schemas.js';
 import { Badge, DataTable, Empty, Failure, Values, When } from '../components.js';
 import { Field, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
@@ -65,6 +66,7 @@ export function CacheTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
           label="Cache settings"
           values={settings.data}
           skip={REPORTED_FIELDS}
+          fields={CACHE_SETTINGS_RULES}
           onSave={async (changed) => {
             const current = Object.fromEntries(Object.entries(settings.data!).filter(([key]) => !REPORTED_FIELDS.includes(key)));
             await api('PUT', `/api/v1/domains/${domain.id}/cache/settings`, { ...current, ...changed });

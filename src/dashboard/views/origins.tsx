@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
+import { ORIGIN_RULES } from '../api-schemas.js';
 import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
 import { Field, FormFailure } from '../field-error.js';
 import type { Owner } from '../ownership.js';
@@ -96,6 +97,7 @@ export function OriginsTab({ domain, owner, isNotInGit }: { domain: Domain; owne
             key={editing.id}
             label={`Origin ${editing.host}`}
             values={{ host: editing.host, port: editing.port, role: editing.role, weight: editing.weight, enabled: editing.enabled, drained: editing.drained }}
+            fields={ORIGIN_RULES}
             onSave={async (changed) => {
               await api('PATCH', `/api/v1/domains/${domain.id}/origins/${editing.id}`, changed);
               setEditing(undefined);

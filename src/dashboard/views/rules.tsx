@@ -1,14 +1,12 @@
 import { useState } from 'preact/hooks';
-import { ApiFailure, api } from '../api.js';
-import { JsonEditor } from '../json-editor.js';
+import type { ApiFailure } from '../api.js';
 import { Badge, DataTable, Empty, Failure, FocusedPanel, Loading, PAGE_SIZE, Pager } from '../components.js';
 import type { Owner } from '../ownership.js';
 import { deleteAfterAsking } from '../delete-item.js';
 import { SourceCell, YamlSnippet } from '../item-source.js';
+import { type Rule, RuleEditor, ruleBody } from '../rule-editor.js';
 import { useApi } from '../use-api.js';
 import type { Domain } from './domains.js';
-
-type Rule = { id: string; name: string; enabled: boolean; priority: number; match: unknown } & Record<string, unknown>;
 
 const KINDS = [
   { path: 'redirects', label: 'Redirects' },
@@ -26,29 +24,6 @@ function summary(rule: Rule): string {
     .filter(([key, value]) => !SHARED.has(key) && value !== null && value !== undefined)
     .map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
     .join(', ');
-}
-
-// Fields the API sets: left out of what the editor shows and sends.
-const READ_ONLY = new Set(['id', 'domain_id', 'created_at', 'updated_at', 'legacy']);
-
-function ruleBody(rule: Rule): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(rule).filter(([key, value]) => !READ_ONLY.has(key) && value !== null));
-}
-
-/** A rule as the API's JSON (its own fields, docs/rules.md): a new one is POSTed, an edited one PATCHed. */
-function RuleEditor({ domain, kind, rule, onDone }: { domain: Domain; kind: string; rule?: Rule; onDone: () => void }) {
-  return (
-    <JsonEditor
-      label={rule ? `Rule ${rule.name} as JSON` : 'New rule as JSON'}
-      initial={rule ? ruleBody(rule) : { name: '', match: {} }}
-      submitLabel={rule ? 'Save rule' : 'Add rule'}
-      onSave={async (body) => {
-        if (rule) await api('PATCH', `/api/v1/domains/${domain.id}/${kind}/${rule.id}`, body);
-        else await api('POST', `/api/v1/domains/${domain.id}/${kind}`, body);
-        onDone();
-      }}
-    />
-  );
 }
 
 /** Every rule kind of the domain, one at a time: name, priority, match and the kind's own fields. */
@@ -118,7 +93,7 @@ export function RulesTab({ domain, owner, isNotInGit }: { domain: Domain; owner?
       <YamlSnippet yaml={yaml} section={section} owner={owner} />
       {editing ? (
         <FocusedPanel label={editing === 'new' ? 'New rule' : `Edit rule ${editing.name}`}>
-          <RuleEditor key={editing === 'new' ? `new-${kind}` : editing.id} domain={domain} kind={kind} rule={editing === 'new' ? undefined : editing} onDone={done} />
+          <RuleEditor key={editing === 'new' ? `new-${kind}` : editing.id} domainId={domain.id} kind={kind} rule={editing === 'new' ? undefined : editing} onDone={done} />
           <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
             Cancel
           </button>

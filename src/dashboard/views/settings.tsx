@@ -1,4 +1,5 @@
 import { api } from '../api.js';
+import { settingRules } from '../api-schemas.js';
 import { Failure, Loading } from '../components.js';
 import { useApi } from '../use-api.js';
 import { ValuesForm } from '../values-form.js';
@@ -21,6 +22,7 @@ export function SettingsView() {
             label={`Settings: ${group}`}
             values={values}
             fieldOf={(key) => `${group}.${key}`}
+            fields={settingRules(group)}
             onSave={async (changed) => {
               await api('PATCH', `/api/v1/settings/${group}`, changed);
               settings.reload();

@@ -1,5 +1,6 @@
 import { Badge, DataTable, Empty, Failure, Loading, Values, When } from '../components.js';
 import { api } from '../api.js';
+import { SSL_SETTINGS_RULES } from '../api-schemas.js';
 import type { Owner } from '../ownership.js';
 import { useApi } from '../use-api.js';
 import { REPORTED_FIELDS, ValuesForm } from '../values-form.js';
@@ -24,6 +25,7 @@ export function SslTab({ domain, owner }: { domain: Domain; owner?: Owner }) {
               label="SSL settings"
               values={ssl.data.settings}
               skip={REPORTED_FIELDS}
+              fields={SSL_SETTINGS_RULES}
               onSave={async (changed) => {
                 await api('PATCH', `/api/v1/domains/${domain.id}/ssl/settings`, changed);
                 ssl.reload();
