@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { eventually } from '../support/eventually.js';
 import { TestCore, type Json } from '../support/core.js';
 import { expectAccessibleAtBothWidths, logIn, postAsEdge, seriousViolations, visit } from '../support/dashboard-browser.js';
 
@@ -73,7 +74,10 @@ describe('the browser dashboard: settings lists, charts of a first hour, field e
     await nameservers.getByRole('button', { name: 'Save' }).click();
     await nameservers.getByText('Saved.').waitFor();
     expect((await core.get('/api/v1/settings/nameservers')).data.hostnames, 'the empty third item is not sent').to.deep.equal(['ns1.example.net', 'ns2.example.net']);
-    expect(await hostnames.getByRole('textbox').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).to.deep.equal(['ns1.example.net', 'ns2.example.net']);
+    // The saved form reads its values back from the API: the inputs are empty for a moment.
+    const shown = () => hostnames.getByRole('textbox').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+    await eventually('the saved hostnames in the form', async () => ((await shown()).length > 0 ? true : undefined));
+    expect(await shown()).to.deep.equal(['ns1.example.net', 'ns2.example.net']);
 
     await hostnames.getByRole('button', { name: 'Remove Nameserver hostnames 1' }).click();
     await expectFocusOn(page, 'Nameserver hostnames 1', 'the focus goes to the item now in its place');
