@@ -9,7 +9,8 @@ import { planMarkdown, planObject, planText, summaryLine } from '../gitops/print
 import { unsetSecrets } from '../gitops/preflight.js';
 import { formatProblem, sortProblems, type Problem } from '../gitops/problems.js';
 import { assertStillCurrent, liveDigest, readSavedPlan, savedPlan, withSavedState } from '../gitops/saved-plan.js';
-import { headOf } from '../gitops/source.js';
+import { checkoutOrigin } from '../gitops/source.js';
+import { gitopsSourceHeaders, type GitopsSource } from '../http/gitops-source.js';
 
 /**
  * Exit codes of plan and apply: 0 done (plan: no changes, or changes without
@@ -117,8 +118,9 @@ async function planDir(dir: string, options: PlanOptions): Promise<void> {
   const unset = unsetSecrets(state, planned.plan, process.env);
   if (unset.length) process.stderr.write(`not set here, shown as (secret): ${unset.join(', ')}; apply needs them\n`);
   const root = path.resolve(dir);
-  const commit = await headOf(root);
-  if (options.out) await writeFile(options.out, `${JSON.stringify(await savedPlan(root, state, planned, { commit, apiUrl: apiUrl(options), only: options.domain }), null, 2)}\n`);
+  const origin = await checkoutOrigin(root);
+  const commit = origin?.commit ?? null;
+  if (options.out) await writeFile(options.out, `${JSON.stringify(await savedPlan(root, state, planned, { repo: origin?.repo ?? null, commit, apiUrl: apiUrl(options), only: options.domain }), null, 2)}\n`);
   if (options.json) printJson({ ...planObject(planned.plan, planned.safety), desired: { commit, digest: state.digest }, live: { digest: liveDigest(planned, state.settings) } });
   else process.stdout.write((options.markdown ? planMarkdown : planText)(planned.plan, planned.safety));
   if (options.out) process.stderr.write(`plan written to ${options.out}; apply it with: cdn apply ${options.out}\n`);
@@ -160,10 +162,16 @@ export async function runApply(target: string, options: ApplyOptions): Promise<v
   await withFailureOutput(options, () => applyTarget(target, options));
 }
 
+// The client of an apply: its writes declare the repository and commit they come from (the audit log shows them).
+function declaring(client: ApiClient, origin: GitopsSource | undefined): ApiClient {
+  return origin ? client.withHeaders(gitopsSourceHeaders(origin)) : client;
+}
+
 async function applyTarget(target: string, options: ApplyOptions): Promise<void> {
-  const client = clientOf(options);
   if ((await stat(target).catch(() => undefined))?.isFile()) {
     const saved = await readSavedPlan(target);
+    const { repo, commit } = saved.desired;
+    const client = declaring(clientOf(options), repo && commit ? { repo, commit } : undefined);
     await withSavedState(saved, async (_root, state) => {
       const planned = await buildPlan(client, state, { only: saved.only ?? undefined });
       if (planned.problems.length) return printProblems(planned.problems, 'nothing was applied', options);
@@ -174,6 +182,7 @@ async function applyTarget(target: string, options: ApplyOptions): Promise<void>
   }
   const state = await validState(target, options);
   if (!state) return;
+  const client = declaring(clientOf(options), await checkoutOrigin(target));
   const planned = await buildPlan(client, state, { only: options.domain });
   if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was applied', options);
   await applyPlanned(client, planned, options);

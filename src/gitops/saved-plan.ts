@@ -17,7 +17,8 @@ export type SavedPlan = {
   format: typeof PLAN_FORMAT;
   created_at: string;
   api_url: string;
-  desired: { commit: string | null; digest: string; files: Record<string, string> };
+  /** `repo` is where the files were committed (absent from plans of older versions). */
+  desired: { repo?: string | null; commit: string | null; digest: string; files: Record<string, string> };
   live: { digest: string };
   only: string[] | null;
   safety: string | null;
@@ -68,14 +69,14 @@ export function liveDigest(planned: PlannedState, settings: Record<string, Item>
 }
 
 /** The plan as a file for `cdn apply PLAN`: with the desired-state files, their commit and digest, and the live digest. */
-export async function savedPlan(root: string, state: DesiredState, planned: PlannedState, meta: { commit: string | null; apiUrl: string; only?: string[] }): Promise<SavedPlan> {
+export async function savedPlan(root: string, state: DesiredState, planned: PlannedState, meta: { repo: string | null; commit: string | null; apiUrl: string; only?: string[] }): Promise<SavedPlan> {
   const files: Record<string, string> = {};
   for (const file of await desiredFiles(root)) files[file] = await readFile(path.join(root, file), 'utf8');
   return {
     format: PLAN_FORMAT,
     created_at: new Date().toISOString(),
     api_url: meta.apiUrl,
-    desired: { commit: meta.commit, digest: state.digest, files },
+    desired: { repo: meta.repo, commit: meta.commit, digest: state.digest, files },
     live: { digest: liveDigest(planned, state.settings) },
     only: meta.only ?? null,
     safety: planned.safety ?? null,

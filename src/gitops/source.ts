@@ -3,6 +3,8 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
+import type { GitopsSource } from '../http/gitops-source.js';
+import { withoutUrlCredentials } from '../shared/url-credentials.js';
 import { gitRemote, repositoryAccess, type GitCredentials, type RepositoryAccess } from './git-access.js';
 
 /** A checked-out desired state: where its files are and the commit they come from (null when not a git checkout). */
@@ -26,6 +28,19 @@ export async function headOf(dir: string): Promise<string | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * The repository and commit a checkout at `dir` comes from, as `cdn apply` declares them to the
+ * audit log: the `origin` remote without credentials (else the checkout's own folder) and HEAD;
+ * none outside git.
+ */
+export async function checkoutOrigin(dir: string): Promise<GitopsSource | undefined> {
+  const commit = await headOf(dir);
+  if (!commit) return undefined;
+  const git = simpleGit(dir);
+  const remote = (await git.remote(['get-url', 'origin']).catch(() => undefined))?.trim();
+  return { repo: remote ? withoutUrlCredentials(remote) : (await git.revparse(['--show-toplevel'])).trim(), commit };
 }
 
 /** A local directory read as it is (uncommitted edits included), watched for changes. */

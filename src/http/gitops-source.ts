@@ -1,3 +1,4 @@
+import { withoutUrlCredentials } from '../shared/url-credentials.js';
 import { ValidationError } from './errors.js';
 
 /** The GitOps repository and commit a write comes from, as its caller declares them. */
@@ -9,20 +10,6 @@ export const COMMIT_HEADER = 'x-cdn-gitops-commit';
 const COMMIT = /^[0-9a-f]{7,64}$/;
 const MAX_REPO_LENGTH = 2048;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-
-/** A repository address without user information: a token in `https://user:token@host/…` never reaches the audit log. */
-export function withoutUserInfo(repo: string): string {
-  let url: URL;
-  try {
-    url = new URL(repo);
-  } catch {
-    return repo;
-  }
-  if (!url.username && !url.password) return repo;
-  url.username = '';
-  url.password = '';
-  return url.toString();
-}
 
 // The repository travels percent-encoded (header values are bytes; a local path may not be ASCII).
 function decodedRepo(raw: string): string {
@@ -49,7 +36,7 @@ export function gitopsSourceOf(headers: Record<string, string | undefined>): Git
     if (commit !== undefined) throw new ValidationError('X-CDN-GitOps-Repo', 'X-CDN-GitOps-Commit needs X-CDN-GitOps-Repo, the repository it belongs to');
     return undefined;
   }
-  return { repo: withoutUserInfo(decodedRepo(repo)), commit: commit ?? null };
+  return { repo: withoutUrlCredentials(decodedRepo(repo)), commit: commit ?? null };
 }
 
 /** The headers that declare a write's GitOps source (what gitopsSourceOf reads). */
