@@ -1,34 +1,20 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expectAccessibleAtBothWidths } from '../support/dashboard-browser.js';
 import { TestCore, type Json } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
 import { GitopsRepo } from '../support/gitops-repo.js';
 
 const ADMIN = { username: 'gitops-admin', password: 'gitops-admin-password-1' };
-const SCREENSHOTS = new URL('../../test-output/dashboard', import.meta.url).pathname;
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const DOMAIN = (ttl: number) => `domain: owned.example
 records:
   - { type: A, name: www, content: 192.0.2.10, ttl: ${ttl} }
 origins:
   - { host: origin.owned.example }
 `;
-
-type Violation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
-
-// axe-core in the page: the serious and critical violations of WCAG A/AA rules.
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(await readFile(AXE, 'utf8'));
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe;
-    return (await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } })).violations;
-  });
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
-}
 
 // The GitOps and audit views in Chromium, against a core whose own controller follows a real git
 // repository (an hour's interval, no webhook: only "reconcile now" makes it run).
@@ -41,16 +27,9 @@ describe('the dashboard: GitOps like Argo CD, and a searchable audit log', funct
   let page: Page;
   const consoleErrors: string[] = [];
 
-  // The page as it stands, checked with axe and saved at 1280 and 390 px (no sideways scrolling at 390).
   async function check(name: string) {
     await page.waitForLoadState('networkidle');
-    expect(await seriousViolations(page), `${name} at 1280 px`).to.deep.equal([]);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    expect(await seriousViolations(page), `${name} at 390 px`).to.deep.equal([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits 390 px`).to.be.at.most(390);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await expectAccessibleAtBothWidths(page, name, name);
   }
   async function visit(url: string, heading: string) {
     await page.goto(`${core.url}${url}`);
@@ -61,7 +40,6 @@ describe('the dashboard: GitOps like Argo CD, and a searchable audit log', funct
   const auditRows = () => page.getByRole('region', { name: 'Audit events' }).locator('tbody tr');
 
   before(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
     repo = await GitopsRepo.create({ 'domains/owned.example.yaml': DOMAIN(300) });
     data = await mkdtemp(path.join(tmpdir(), 'cdn-dashboard-gitops-'));
     core = await TestCore.start({

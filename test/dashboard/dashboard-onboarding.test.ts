@@ -1,15 +1,12 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { seriousViolations } from '../support/dashboard-browser.js';
+import { expectAccessibleAtBothWidths } from '../support/dashboard-browser.js';
 import { TestCore, type Json } from '../support/core.js';
 import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
 
 const ADMIN = { username: 'onboarding-admin', password: 'onboarding-password-1' };
 const PLATFORM = ['ns1.platform.test', 'ns2.platform.test'];
 const ELSEWHERE = ['ns1.elsewhere.test', 'ns2.elsewhere.test'];
-const SCREENSHOTS = new URL('../../test-output/dashboard', import.meta.url).pathname;
 
 // Onboarding a domain in Chromium against a real core. The world's view of a domain's delegation is
 // a real PowerDNS server (CDN_NAMESERVER_RESOLVERS asks it; delegating at the registrar is setting
@@ -36,16 +33,7 @@ describe('onboarding and deleting a domain in the dashboard', function () {
     await page.waitForLoadState('networkidle');
   }
 
-  // axe at both widths, no sideways scrolling at 390 px, and a screenshot of each.
-  async function checkLayouts(name: string) {
-    expect(await seriousViolations(page), `${name} at 1280 px`).to.deep.equal([]);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    expect(await seriousViolations(page), `${name} at 390 px`).to.deep.equal([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits 390 px`).to.be.at.most(390);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 900 });
-  }
+  const checkLayouts = (name: string) => expectAccessibleAtBothWidths(page, name, name);
 
   const panel = () => page.getByRole('region', { name: 'Nameservers' });
   const apiDomain = async (id: string) => (await core.get(`/api/v1/domains/${id}`)).data;
@@ -53,7 +41,6 @@ describe('onboarding and deleting a domain in the dashboard', function () {
   before(async () => {
     const missing = powerDnsMissing();
     if (missing) throw new Error(missing);
-    await mkdir(SCREENSHOTS, { recursive: true });
     world = await PowerDnsServer.start();
     core = await TestCore.start({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, CDN_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password, CDN_DEFAULT_NAMESERVERS: PLATFORM.join(','), CDN_NAMESERVER_RESOLVERS: `127.0.0.1:${world.dnsPort}`, CDN_NAMESERVER_LOOKUP_TIMEOUT_MS: '1000' });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });

@@ -1,28 +1,13 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { expectAccessibleAtBothWidths } from '../support/dashboard-browser.js';
 import { TestCore, type Json } from '../support/core.js';
 
 // Rules as forms (issue 23, item 16): each kind through its form only, errors at the field they
 // name, the JSON view as another view of the same rule, and fixed values as selects.
 
 const ADMIN = { username: 'rules-admin', password: 'rules-password-1' };
-const SCREENSHOTS = new URL('../../test-output/dashboard', import.meta.url).pathname;
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const SERVER_FIELDS = ['id', 'domain_id', 'created_at', 'updated_at'];
-
-type Violation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(await readFile(AXE, 'utf8'));
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe;
-    return (await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } })).violations;
-  });
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
-}
 
 // A stored rule as its kind's request would carry it: without what the server adds, and without nulls.
 function asRequest(rule: Json): Json {
@@ -47,16 +32,7 @@ describe('rules as forms in the dashboard', function () {
   let domain: Json;
   const consoleErrors: string[] = [];
 
-  // axe at 1280 and 390 px, nothing wider than a phone's screen, and a screenshot at each width.
-  async function checkLayouts(name: string) {
-    expect(await seriousViolations(page), `${name} at 1280 px`).to.deep.equal([]);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    expect(await seriousViolations(page), `${name} at 390 px`).to.deep.equal([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits 390 px`).to.be.at.most(390);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 900 });
-  }
+  const checkLayouts = (name: string) => expectAccessibleAtBothWidths(page, name, name);
 
   async function openNewRule(kind: string): Promise<Locator> {
     await page.goto(`${core.url}/domains/${domain.id}?tab=rules`);
@@ -79,7 +55,6 @@ describe('rules as forms in the dashboard', function () {
   }
 
   before(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
     core = await TestCore.start({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, CDN_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { signedHeaders } from '../../src/shared/signing.js';
@@ -19,13 +20,21 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
 }
 
-/** The page as it is, checked with axe at 1280 and 390 px, and not scrolling sideways at 390 px; left at 1280 px. */
-export async function expectAccessibleAtBothWidths(page: Page, what: string): Promise<void> {
+const SCREENSHOTS = new URL('../../test-output/dashboard', import.meta.url).pathname;
+
+/**
+ * The page as it is, checked with axe at 1280 and 390 px, and not scrolling sideways at 390 px; left
+ * at 1280 px. With `screenshot`, each width is saved as test-output/dashboard/<screenshot>-<width>.png.
+ */
+export async function expectAccessibleAtBothWidths(page: Page, what: string, screenshot?: string): Promise<void> {
+  if (screenshot) await mkdir(SCREENSHOTS, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 900 });
   expect(await seriousViolations(page), `${what} at 1280 px`).to.deep.equal([]);
+  if (screenshot) await page.screenshot({ path: path.join(SCREENSHOTS, `${screenshot}-1280.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   expect(await seriousViolations(page), `${what} at 390 px`).to.deep.equal([]);
   expect(await page.evaluate(() => document.documentElement.scrollWidth), `${what} fits 390 px`).to.be.at.most(390);
+  if (screenshot) await page.screenshot({ path: path.join(SCREENSHOTS, `${screenshot}-390.png`), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
