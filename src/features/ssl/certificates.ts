@@ -57,10 +57,15 @@ function fqdn(name: string, apex: string): string {
   return (name === '@' ? apex : `${name}.${apex}`).toLowerCase();
 }
 
+/** The names the edges serve for the domain: its enabled, proxied records. */
+export async function servedHostnames(db: Db, domainId: string, apex: string): Promise<string[]> {
+  const records = await db.dnsRecord.findMany({ where: { domain_id: domainId, proxied: true, enabled: true }, select: { name: true } });
+  return [...new Set(records.map((record) => fqdn(record.name, apex)))].sort();
+}
+
 /** What a certificate must cover by default: every name the edge serves for the domain (the apex when none). */
 export async function proxiedHostnames(db: Db, domainId: string, apex: string): Promise<string[]> {
-  const records = await db.dnsRecord.findMany({ where: { domain_id: domainId, proxied: true, enabled: true }, select: { name: true } });
-  const names = [...new Set(records.map((record) => fqdn(record.name, apex)))].sort();
+  const names = await servedHostnames(db, domainId, apex);
   return names.length > 0 ? names : [apex];
 }
 

@@ -13,7 +13,7 @@ import { storeAcmeCertificate } from './acme/acme-certificates.js';
 import type { ChallengeType } from './acme/acme-challenges.js';
 import { orderCertificate } from './acme/acme-order.js';
 import { errorLine, isRateLimit, MAX_ATTEMPTS, retryDecision } from './acme/acme-problem.js';
-import { proxiedHostnames } from './certificates.js';
+import { servedHostnames } from './certificates.js';
 import type { SecretBox } from './secret-box.js';
 
 export type SchedulerDeps = {
@@ -46,8 +46,8 @@ const CLAIM = `
 const RECLAIM = `
   UPDATE ssl_jobs SET
     status = CASE WHEN attempts >= $3 THEN 'failed' ELSE 'queued' END,
-    finished_at = CASE WHEN attempts >= $3 THEN $1 ELSE NULL END,
-    run_after = $1 + make_interval(secs => LEAST(3600, 60 * power(2, GREATEST(attempts - 1, 0)))),
+    finished_at = CASE WHEN attempts >= $3 THEN $1::timestamptz ELSE NULL END,
+    run_after = $1::timestamptz + make_interval(secs => LEAST(3600, 60 * power(2, GREATEST(attempts - 1, 0)))),
     last_error = 'the core running it (' || coalesce(locked_by, '?') || ') stopped before it finished',
     locked_at = NULL, locked_by = NULL, updated_at = $1
   WHERE status = 'running' AND locked_at < $2
@@ -91,7 +91,7 @@ async function issue(deps: SchedulerDeps, job: ClaimedJob): Promise<string> {
   const { db, config, box } = deps;
   const client = await accountClient(db, box!, config.sslAcmeDirectoryUrl, config.sslAcmeEmail);
   const domain = await db.domain.findUniqueOrThrow({ where: { id: job.domain_id }, select: { domain: true } });
-  const proxied = new Set(await proxiedHostnames(db, job.domain_id, domain.domain));
+  const proxied = new Set(await servedHostnames(db, job.domain_id, domain.domain));
   const issued = await orderCertificate(db, config, client, { jobId: job.id, domainId: job.domain_id, hostnames: job.hostnames, challenge: job.challenge, proxied });
   return storeAcmeCertificate(db, box!, job.domain_id, issued, job.kind === 'renew' ? job.certificate_id : null);
 }
