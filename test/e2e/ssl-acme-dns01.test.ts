@@ -71,7 +71,7 @@ describe('ACME issuance by DNS-01 against pebble', function () {
   it('removes the _acme-challenge TXT records after validation', async () => {
     expect(await core.db.acmeChallenge.count()).to.equal(0);
     await eventually('the TXT records gone', async () => {
-      const txt = await pdns.resolver().resolveTxt(`_acme-challenge.${apex}`).catch(() => []);
+      const txt = await pdns.resolver().resolveTxt(`_acme-challenge.${apex}`).catch((): string[][] => []);
       return txt.length === 0 ? true : undefined;
     });
   });
