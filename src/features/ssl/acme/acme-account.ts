@@ -1,9 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type acme from 'acme-client';
 import type { Db } from '../../../db/client.js';
+import { sqlOf, transaction } from '../../../db/sql.js';
 import type { SecretBox } from '../secret-box.js';
 import { acmeClient } from './acme-connection.js';
 import { errorLine } from './acme-problem.js';
+
+const REGISTER_TIMEOUT_MS = 60_000;
 
 /** What a sealed ACME account key is bound to: its directory's account row. */
 export function accountKeyContext(directoryUrl: string): string {
@@ -21,6 +24,23 @@ async function accountKey(db: Db, box: SecretBox, directoryUrl: string, email: s
   return { key: box.open(row.key_encrypted, accountKeyContext(directoryUrl)).toString('utf8'), accountUrl: row.account_url };
 }
 
+// Registering: of several cores at once, one registers (the row locked) and the others find its URL.
+async function register(db: Db, directoryUrl: string, key: string, email: string): Promise<string> {
+  return transaction(
+    db,
+    async (tx) => {
+      await sqlOf(tx).query('SELECT directory_url FROM acme_accounts WHERE directory_url = $1 FOR UPDATE', [directoryUrl]);
+      const row = await tx.acmeAccount.findUniqueOrThrow({ where: { directory_url: directoryUrl }, select: { account_url: true } });
+      if (row.account_url) return row.account_url;
+      const client = acmeClient(directoryUrl, key);
+      const account = await client.createAccount({ termsOfServiceAgreed: true, ...(email ? { contact: [`mailto:${email}`] } : {}) });
+      await tx.acmeAccount.update({ where: { directory_url: directoryUrl }, data: { account_url: client.getAccountUrl(), status: account.status ?? 'valid', email: email || null, last_error: null } });
+      return client.getAccountUrl();
+    },
+    { timeout: REGISTER_TIMEOUT_MS },
+  );
+}
+
 /**
  * A client logged in with the directory's account: the account is registered (terms agreed, the
  * contact address CDN_SSL_ACME_EMAIL) the first time, and its URL kept for every later order.
@@ -28,15 +48,12 @@ async function accountKey(db: Db, box: SecretBox, directoryUrl: string, email: s
 export async function accountClient(db: Db, box: SecretBox, directoryUrl: string, email: string): Promise<acme.Client> {
   const { key, accountUrl } = await accountKey(db, box, directoryUrl, email);
   if (accountUrl) return acmeClient(directoryUrl, key, accountUrl);
-  const client = acmeClient(directoryUrl, key);
   try {
-    const account = await client.createAccount({ termsOfServiceAgreed: true, ...(email ? { contact: [`mailto:${email}`] } : {}) });
-    await db.acmeAccount.update({ where: { directory_url: directoryUrl }, data: { account_url: client.getAccountUrl(), status: account.status ?? 'valid', email: email || null, last_error: null } });
+    return acmeClient(directoryUrl, key, await register(db, directoryUrl, key, email));
   } catch (error) {
     await db.acmeAccount.update({ where: { directory_url: directoryUrl }, data: { last_error: errorLine(error) } });
     throw error;
   }
-  return client;
 }
 
 /** The account as acme-status shows it: never its key. */

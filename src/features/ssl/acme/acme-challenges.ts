@@ -12,7 +12,7 @@ export type ChallengeType = 'http-01' | 'dns-01';
 /** How long a challenge row is answered at most (an order that stalls leaves nothing behind for long). */
 const CHALLENGE_TTL_MS = 15 * 60 * 1000;
 const DNS_WAIT_MS = 60_000;
-const DNS_POLL_MS = 250;
+const DNS_POLL_MS = 300;
 
 /**
  * The challenge a name gets (docs/ssl.md, "Which challenge a name gets"): a wildcard always
@@ -52,19 +52,24 @@ export async function httpChallengeAnswer(db: Db, token: string, host: string, n
   return row?.key_authorization;
 }
 
+// The digest of the domain's zone as desired now (with every challenge in flight, of any job).
+async function desiredDigest(db: Db, config: Config, domainId: string): Promise<string> {
+  const source = (await loadZoneSources(db, config)).find((zone) => zone.domainId === domainId);
+  if (!source) throw new Error('the domain has no zone to publish the challenge in');
+  return zoneDigest(desiredZone(source));
+}
+
 /**
  * Waits until PowerDNS holds the domain's zone as it is desired now (the DNS sync wrote it, cache
- * flushed), so the CA finds the TXT records; throws after a minute naming why.
+ * flushed), so the CA finds the TXT records; throws after a minute naming why. The desired zone is
+ * read again each time: other jobs of the domain add and remove their challenges meanwhile.
  */
 export async function waitForZonePublished(db: Db, config: Config, domainId: string): Promise<void> {
   if (!config.powerdnsApiUrl) throw new Error('dns-01 needs DNS publishing to PowerDNS: CDN_POWERDNS_API_URL is not set');
-  const source = (await loadZoneSources(db, config)).find((zone) => zone.domainId === domainId);
-  if (!source) throw new Error('the domain has no zone to publish the challenge in');
-  const digest = zoneDigest(desiredZone(source));
   const deadline = Date.now() + DNS_WAIT_MS;
   for (;;) {
     const state = await db.dnsZoneState.findUnique({ where: { domain_id: domainId }, select: { published_hash: true, last_error: true } });
-    if (state?.published_hash === digest) return;
+    if (state?.published_hash && state.published_hash === (await desiredDigest(db, config, domainId))) return;
     if (Date.now() > deadline) throw new Error(`the challenge TXT records were not published to PowerDNS within ${DNS_WAIT_MS / 1000} s${state?.last_error ? `: ${state.last_error}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, DNS_POLL_MS));
   }
