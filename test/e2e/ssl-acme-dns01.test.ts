@@ -89,10 +89,10 @@ describe('ACME issuance by DNS-01 against pebble', function () {
     ]);
   });
 
-  it('shows the account without its key, and no key anywhere in the API or audit', async () => {
+  it('shows the account without its key, and no key anywhere in the API, audit or export', async () => {
     const { data } = await core.get(`/api/v1/domains/${domainId}/ssl/acme-status`);
     expect(data.account).to.include({ directory_url: pebble.directoryUrl, status: 'valid', email: 'ops@acme-dns.test' });
-    const seen = JSON.stringify([data, await core.get(`/api/v1/domains/${domainId}/ssl`), await certificates(), await core.get('/api/v1/audit?limit=500')]);
+    const seen = JSON.stringify([data, await core.get(`/api/v1/domains/${domainId}/ssl`), await certificates(), await core.get('/api/v1/audit?limit=500'), await core.get('/api/v1/export/domains')]);
     expect(seen).not.to.match(/PRIVATE KEY|cdnbox1\./);
     const account = await core.db.acmeAccount.findFirstOrThrow();
     expect(account.key_encrypted).to.match(/^cdnbox1\./);

@@ -12,6 +12,7 @@ import { configureAcme } from './acme/acme-connection.js';
 import { storeAcmeCertificate } from './acme/acme-certificates.js';
 import type { ChallengeType } from './acme/acme-challenges.js';
 import { orderCertificate } from './acme/acme-order.js';
+import { ariRenewalTime } from './acme/renewal-info.js';
 import { errorLine, isRateLimit, MAX_ATTEMPTS, retryDecision } from './acme/acme-problem.js';
 import { servedHostnames } from './certificates.js';
 import type { SecretBox } from './secret-box.js';
@@ -93,7 +94,8 @@ async function issue(deps: SchedulerDeps, job: ClaimedJob): Promise<string> {
   const domain = await db.domain.findUniqueOrThrow({ where: { id: job.domain_id }, select: { domain: true } });
   const proxied = new Set(await servedHostnames(db, job.domain_id, domain.domain));
   const issued = await orderCertificate(db, config, client, { jobId: job.id, domainId: job.domain_id, hostnames: job.hostnames, challenge: job.challenge, proxied });
-  return storeAcmeCertificate(db, box!, job.domain_id, issued, job.kind === 'renew' ? job.certificate_id : null);
+  const renewAfter = await ariRenewalTime(config.sslAcmeDirectoryUrl, issued.certificatePem);
+  return storeAcmeCertificate(db, box!, job.domain_id, issued, job.kind === 'renew' ? job.certificate_id : null, renewAfter);
 }
 
 async function finish(deps: SchedulerDeps, job: ClaimedJob, outcome: { certificateId: string } | { error: unknown }): Promise<void> {
@@ -138,11 +140,13 @@ export function acmeReady(config: Config, box: SecretBox | undefined): boolean {
   return Boolean(config.sslAcmeDirectoryUrl && box);
 }
 
-/** One round: reclaim stale jobs, queue due renewals, run up to 10 queued jobs. Returns the jobs it ran. */
+/** One round: reclaim stale jobs, drop expired challenges, queue due renewals, run up to 10 queued jobs. Returns the jobs it ran. */
 export async function schedulerRound(deps: SchedulerDeps): Promise<number> {
   const now = () => deps.now?.() ?? new Date();
   const reclaimed = await reclaimStaleJobs(deps.pool, now(), deps.staleAfterMs ?? STALE_AFTER_MS);
   if (reclaimed.length) deps.logger.warn({ jobs: reclaimed }, 'stale ssl jobs reclaimed');
+  // Challenges a stopped core left behind are answered no longer; their rows go too.
+  await deps.db.acmeChallenge.deleteMany({ where: { expires_at: { lt: now() } } });
   if (!acmeReady(deps.config, deps.box)) return 0;
   const queued = await queueDueRenewals(deps.pool, now());
   if (queued) deps.logger.info({ queued }, 'ssl renewals queued');

@@ -16,11 +16,12 @@ function sameNames(a: string[], b: string[]): boolean {
 }
 
 /**
- * Stores an issued certificate, its key sealed, as active (source acme), and marks `replaces` (the
+ * Stores an issued certificate, its key sealed, as active (source acme), renewed at `renewAfter`
+ * (the CA's window) or two thirds into its lifetime, and marks `replaces` (the
  * certificate a renewal renews) and every other active ACME certificate of the domain for the same
  * names as replaced, in one transaction under the domain's row lock. Marks the config dirty.
  */
-export async function storeAcmeCertificate(db: Db, box: SecretBox, domainId: string, issued: IssuedCertificate, replaces: string | null): Promise<string> {
+export async function storeAcmeCertificate(db: Db, box: SecretBox, domainId: string, issued: IssuedCertificate, replaces: string | null, renewAfter?: Date): Promise<string> {
   const leaf = new X509Certificate(issued.certificatePem);
   const hostnames = [...new Set((leaf.subjectAltName ?? '').split(', ').filter((entry) => entry.startsWith('DNS:')).map((entry) => entry.slice(4).toLowerCase()))];
   const notBefore = new Date(leaf.validFrom);
@@ -43,7 +44,7 @@ export async function storeAcmeCertificate(db: Db, box: SecretBox, domainId: str
         fingerprint_sha256: leaf.fingerprint256,
         not_before: notBefore,
         not_after: notAfter,
-        renew_after: renewalTime(notBefore, notAfter),
+        renew_after: renewAfter ?? renewalTime(notBefore, notAfter),
         certificate_pem: issued.certificatePem,
         chain_pem: issued.chainPem,
         private_key_encrypted: box.seal(issued.privateKeyPem, privateKeyContext(id)),
