@@ -53,4 +53,9 @@ describe('a CA rate limit', function () {
     const account = await core.db.acmeAccount.findUniqueOrThrow({ where: { directory_url: directoryUrl } });
     expect(account.last_error).to.include('rateLimited');
   });
+
+  it('shows the waiting job in readiness, not yet due so without lag', async () => {
+    const { ssl_jobs } = await core.get('/api/v1/readiness');
+    expect(ssl_jobs).to.deep.include({ acme: 'not configured: set CDN_SSL_ACME_DIRECTORY_URL', queued: 1, running: 0, lag_seconds: 0, last_failure: null });
+  });
 });
