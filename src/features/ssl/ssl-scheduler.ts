@@ -54,11 +54,11 @@ const RECLAIM = `
   WHERE status = 'running' AND locked_at < $2
   RETURNING id, status`;
 
-// Renewals due (renew_after passed) for active ACME certificates with no renewal waiting or running.
+// Renewals due (renew_after passed) for active ACME certificates of active domains with no renewal waiting or running.
 const QUEUE_RENEWALS = `
   INSERT INTO ssl_jobs (domain_id, kind, status, hostnames, certificate_id, run_after, created_at, updated_at)
-  SELECT c.domain_id, 'renew', 'queued', c.hostnames, c.id, $1, $1, $1 FROM ssl_certificates c
-  WHERE c.source = 'acme' AND c.status = 'active' AND c.renew_after <= $1
+  SELECT c.domain_id, 'renew', 'queued', c.hostnames, c.id, $1, $1, $1 FROM ssl_certificates c JOIN domains d ON d.id = c.domain_id
+  WHERE c.source = 'acme' AND c.status = 'active' AND c.renew_after <= $1 AND d.status = 'active'
     AND NOT EXISTS (SELECT 1 FROM ssl_jobs j WHERE j.certificate_id = c.id AND j.kind = 'renew' AND j.status IN ('queued', 'running'))
   RETURNING id`;
 
@@ -88,10 +88,14 @@ async function postponeRenewal(db: Db, certificateId: string, now: Date): Promis
   await db.sslCertificate.update({ where: { id: certificateId }, data: { renew_after: new Date(now.getTime() + delay) } });
 }
 
+/** A job that must not run any more: its domain is no longer active. */
+class JobCancelled extends Error {}
+
 async function issue(deps: SchedulerDeps, job: ClaimedJob): Promise<string> {
   const { db, config, box } = deps;
+  const domain = await db.domain.findUniqueOrThrow({ where: { id: job.domain_id }, select: { domain: true, status: true } });
+  if (domain.status !== 'active') throw new JobCancelled(`cancelled: the domain is ${domain.status}, and only active domains get certificates`);
   const client = await accountClient(db, box!, config.sslAcmeDirectoryUrl, config.sslAcmeEmail);
-  const domain = await db.domain.findUniqueOrThrow({ where: { id: job.domain_id }, select: { domain: true } });
   const proxied = new Set(await servedHostnames(db, job.domain_id, domain.domain));
   const issued = await orderCertificate(db, config, client, { jobId: job.id, domainId: job.domain_id, hostnames: job.hostnames, challenge: job.challenge, proxied });
   const renewAfter = await ariRenewalTime(config.sslAcmeDirectoryUrl, issued.certificatePem);
@@ -107,6 +111,11 @@ async function finish(deps: SchedulerDeps, job: ClaimedJob, outcome: { certifica
     return;
   }
   const lastError = errorLine(outcome.error);
+  if (outcome.error instanceof JobCancelled) {
+    await deps.db.sslJob.updateMany({ where: mine, data: { status: 'cancelled', last_error: lastError, finished_at: now, locked_at: null, locked_by: null } });
+    deps.logger.info({ jobId: job.id, domainId: job.domain_id, kind: job.kind, reason: lastError }, 'ssl job cancelled');
+    return;
+  }
   const decision = retryDecision(outcome.error, job.attempts);
   // A rate limit is the CA asking to wait, not a failure: the attempt is given back.
   const attempts = isRateLimit(outcome.error) ? job.attempts - 1 : job.attempts;

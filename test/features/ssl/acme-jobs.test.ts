@@ -13,6 +13,7 @@ describe('SSL jobs', function () {
   before(async () => {
     core = await TestCore.start();
     domain = await core.createDomain('jobs.example');
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
     await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.10', proxied: true }, 201);
   });
   after(async () => {
@@ -78,11 +79,13 @@ describe('SSL jobs', function () {
     expect(rows.get(fresh.id)).to.include({ status: 'running', locked_by: 'core-alive' });
   });
 
-  it('queues one renewal per due ACME certificate, however many cores scan at once', async () => {
+  it('queues one renewal per due ACME certificate of an active domain, however many cores scan at once', async () => {
     const past = new Date(Date.now() - 1000);
     const due = await core.db.sslCertificate.create({ data: { domain_id: domain.id, source: 'acme', status: 'active', hostnames: ['www.jobs.example'], not_after: new Date(Date.now() + 86400000), renew_after: past } });
     await core.db.sslCertificate.create({ data: { domain_id: domain.id, source: 'acme', status: 'active', hostnames: ['api.jobs.example'], not_after: new Date(Date.now() + 86400000), renew_after: new Date(Date.now() + 3600000) } });
     await core.db.sslCertificate.create({ data: { domain_id: domain.id, source: 'manual', status: 'active', hostnames: ['m.jobs.example'], not_after: new Date(Date.now() + 86400000), renew_after: past } });
+    const pending = await core.createDomain('pending-jobs.example');
+    await core.db.sslCertificate.create({ data: { domain_id: pending.id, source: 'acme', status: 'active', hostnames: ['pending-jobs.example'], not_after: new Date(Date.now() + 86400000), renew_after: past } });
     const pool = core.core.connection.pool;
     await Promise.all([queueDueRenewals(pool, new Date()), queueDueRenewals(pool, new Date()), queueDueRenewals(pool, new Date())]);
     await queueDueRenewals(pool, new Date());

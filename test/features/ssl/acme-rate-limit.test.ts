@@ -31,6 +31,7 @@ describe('a CA rate limit', function () {
     directoryUrl = `http://127.0.0.1:${(ca.address() as AddressInfo).port}/dir`;
     core = await TestCore.start({ CDN_SSL_SECRET_KEY: secretKey });
     domain = await core.createDomain('limited.example');
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
   });
   after(async () => {
     await core?.stop();
@@ -52,6 +53,17 @@ describe('a CA rate limit', function () {
     expect(logged).not.to.match(/PRIVATE KEY|cdnbox1\./);
     const account = await core.db.acmeAccount.findUniqueOrThrow({ where: { directory_url: directoryUrl } });
     expect(account.last_error).to.include('rateLimited');
+  });
+
+  it('cancels a job whose domain is not active when it is claimed', async () => {
+    const pending = await core.createDomain('pending.example');
+    const { data: job } = await core.post(`/api/v1/domains/${pending.id}/ssl/request`, {}, 200);
+    const config = loadConfig({ DATABASE_URL: core.databaseUrl, CDN_SSL_SECRET_KEY: secretKey, CDN_SSL_ACME_DIRECTORY_URL: directoryUrl });
+    await schedulerRound({ db: core.db, pool: core.core.connection.pool, config, box: secretBoxOf(config), logger: pino({ level: 'silent' }), coreId: 'test-core' });
+    const row = await core.db.sslJob.findUniqueOrThrow({ where: { id: job.id } });
+    expect(row).to.include({ status: 'cancelled', attempts: 1 });
+    expect(row.last_error).to.include('the domain is pending_nameserver');
+    await core.db.sslJob.delete({ where: { id: job.id } });
   });
 
   it('shows the waiting job in readiness, not yet due so without lag', async () => {
