@@ -79,6 +79,15 @@ describe('SSL jobs', function () {
     expect(rows.get(fresh.id)).to.include({ status: 'running', locked_by: 'core-alive' });
   });
 
+  it('warns critically of a certificate expiring within 14 days past its renewal time, not of one whose renewal is not due', async () => {
+    const inThreeDays = new Date(Date.now() + 3 * 86400000);
+    const overdue = await core.db.sslCertificate.create({ data: { domain_id: domain.id, source: 'acme', status: 'active', hostnames: ['www.jobs.example'], not_after: inThreeDays, renew_after: new Date(Date.now() - 86400000) } });
+    await core.db.sslCertificate.create({ data: { domain_id: domain.id, source: 'acme', status: 'active', hostnames: ['api.jobs.example'], not_after: inThreeDays, renew_after: new Date(Date.now() + 86400000) } });
+    const { data } = await core.get('/api/v1/overview/warnings');
+    const expiring = data.warnings.filter((warning: Json) => warning.code === 'certificate_expiring');
+    expect(expiring.map((warning: Json) => [warning.severity, warning.detail.certificate_id])).to.deep.equal([['critical', overdue.id]]);
+  });
+
   it('queues one renewal per due ACME certificate of an active domain, however many cores scan at once', async () => {
     const past = new Date(Date.now() - 1000);
     const due = await core.db.sslCertificate.create({ data: { domain_id: domain.id, source: 'acme', status: 'active', hostnames: ['www.jobs.example'], not_after: new Date(Date.now() + 86400000), renew_after: past } });
