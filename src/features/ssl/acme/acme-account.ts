@@ -63,3 +63,26 @@ export async function accountState(db: Db, directoryUrl: string) {
   if (!row) return { directory_url: directoryUrl, status: 'not_registered', detail: 'registered with the first order' };
   return { directory_url: directoryUrl, status: row.status, email: row.email, account_url: row.account_url, last_error: row.last_error, created_at: Math.floor(row.created_at.getTime() / 1000) };
 }
+
+/**
+ * Re-seals ACME account keys sealed with an earlier CDN_SSL_SECRET_KEY under the current one (the
+ * rotation of docs/ssl.md); each write conditional on the value read. Returns the directories re-sealed
+ * and those whose key no configured key opens.
+ */
+export async function resealAccountKeys(db: Db, box: SecretBox): Promise<{ resealed: number; unreadable: string[] }> {
+  const rows = await db.acmeAccount.findMany({ where: { NOT: { key_encrypted: { startsWith: `cdnbox1.${box.keyId}.` } } }, select: { directory_url: true, key_encrypted: true } });
+  const result = { resealed: 0, unreadable: [] as string[] };
+  for (const row of rows) {
+    const context = accountKeyContext(row.directory_url);
+    let key: Buffer;
+    try {
+      key = box.open(row.key_encrypted, context);
+    } catch {
+      result.unreadable.push(row.directory_url);
+      continue;
+    }
+    const { count } = await db.acmeAccount.updateMany({ where: { directory_url: row.directory_url, key_encrypted: row.key_encrypted }, data: { key_encrypted: box.seal(key, context) } });
+    result.resealed += count;
+  }
+  return result;
+}
