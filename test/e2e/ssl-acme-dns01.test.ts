@@ -18,7 +18,8 @@ describe('ACME issuance by DNS-01 against pebble', function () {
   before(async function () {
     const missing = powerDnsMissing() ?? pebbleMissing();
     if (missing) throw new Error(missing);
-    pdns = await PowerDnsServer.start();
+    // With the packet and query caches of production: a name asked for before it existed must not stay invisible.
+    pdns = await PowerDnsServer.start({}, { productionCaches: true });
     pebble = await Pebble.start({ httpPort: 1, dnsServer: `127.0.0.1:${pdns.dnsPort}` });
     core = await TestCore.start({
       ...pdns.env,
@@ -50,6 +51,8 @@ describe('ACME issuance by DNS-01 against pebble', function () {
   const certificates = async (): Promise<Json[]> => (await core.get(`/api/v1/domains/${domainId}/ssl/certificates`)).data;
 
   it('issues the apex and its wildcard, verified up to pebble\'s root', async () => {
+    await eventually('the zone published', async () => ((await pdns.resolver().resolveSoa(apex).catch(() => undefined)) ? true : undefined));
+    expect(await pdns.resolver().resolveTxt(`_acme-challenge.${apex}`).catch((error: { code?: string }) => error.code)).to.equal('ENOTFOUND');
     const { data: job } = await core.post(`/api/v1/domains/${domainId}/ssl/request-cert`, { hostnames: [apex, `*.${apex}`] }, 202);
     expect(job).to.include({ status: 'queued', kind: 'issue', attempts: 0, last_error: null });
     const done = await finished(job.id);
