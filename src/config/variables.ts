@@ -102,5 +102,8 @@ export const VARIABLES = {
   retentionBatchSize: { env: 'CDN_RETENTION_BATCH_SIZE', kind: 'int', min: 1, max: 1000000, default: 5000, description: 'Rows deleted per retention statement (also for the housekeeping of ingest keys).' },
   syncIntervalSeconds: { env: 'CDN_SYNC_INTERVAL_SECONDS', kind: 'int', min: 1, max: DAY, default: 30, description: 'Interval of the DNS sync loop.' },
   nameserverCheckIntervalSeconds: { env: 'CDN_NAMESERVER_CHECK_INTERVAL_SECONDS', kind: 'int', min: 60, max: 30 * DAY, default: 86400, description: 'Interval of the scheduled nameserver delegation check.' },
-  sslSchedulerIntervalSeconds: { env: 'CDN_SSL_SCHEDULER_INTERVAL_SECONDS', kind: 'int', min: 1, max: DAY, default: 30, description: 'Interval of the SSL job scheduler.' },
+  sslSchedulerIntervalSeconds: { env: 'CDN_SSL_SCHEDULER_INTERVAL_SECONDS', kind: 'int', min: 1, max: DAY, default: 30, description: 'Interval of the SSL job scheduler (ACME issuance and renewal jobs, renewal checks).' },
+  sslAcmeDirectoryUrl: { env: 'CDN_SSL_ACME_DIRECTORY_URL', kind: 'string', default: '', description: 'ACME v2 directory certificates are ordered from (Let\'s Encrypt: https://acme-v02.api.letsencrypt.org/directory; staging: https://acme-staging-v02.api.letsencrypt.org/directory). Empty: no ACME; SSL jobs wait queued.' },
+  sslAcmeEmail: { env: 'CDN_SSL_ACME_EMAIL', kind: 'string', default: '', description: 'Contact address of the ACME account (the CA writes about expiry and policy changes); empty: an account without contact.' },
+  sslAcmeCaFile: { env: 'CDN_SSL_ACME_CA_FILE', kind: 'string', default: '', description: 'PEM file of CA certificates trusted for the ACME directory\'s TLS, besides the system ones (a private CA, or pebble in tests).' },
 } as const satisfies Record<string, Variable>;

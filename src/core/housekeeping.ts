@@ -6,6 +6,7 @@ import { pruneNonces } from '../features/edges/edge-auth.js';
 import { pruneLoginThrottles } from '../features/admin/login-throttle.js';
 import { secretBoxOf } from '../features/ssl/key-storage.js';
 import { resealEarlierKeys } from '../features/ssl/key-rotation.js';
+import { resealAccountKeys } from '../features/ssl/acme/acme-account.js';
 import { INGEST_KEYS, pruneTarget } from './retention-targets.js';
 
 const INTERVAL_MS = 60000;
@@ -28,12 +29,20 @@ function chores(connection: Connection, config: Config, logger: Logger): Chore[]
     if (unreadable.length) logger.warn({ certificates: unreadable }, 'stored SSL private keys sealed with a key that is not configured');
     return resealed;
   };
+  const acmeAccountReseal = async () => {
+    if (!box) return 0;
+    const { resealed, unreadable } = await resealAccountKeys(connection.prisma, box);
+    if (resealed) logger.info({ resealed }, 'stored ACME account keys re-sealed with the current CDN_SSL_SECRET_KEY');
+    if (unreadable.length) logger.warn({ directories: unreadable }, 'stored ACME account keys sealed with a key that is not configured');
+    return resealed;
+  };
   return [
     { name: 'nonces', run: () => pruneNonces(connection.prisma) },
     { name: 'ingestKeys', run: (now) => pruneTarget(INGEST_KEYS, connection.pool, config, now) },
     { name: 'originHealth', run: originHealth },
     { name: 'loginThrottles', run: (now) => pruneLoginThrottles(connection.pool, now) },
     { name: 'sslKeyReseal', run: sslKeyReseal },
+    { name: 'acmeAccountReseal', run: acmeAccountReseal },
   ];
 }
 
@@ -42,8 +51,8 @@ function chores(connection: Connection, config: Config, logger: Logger): Chore[]
  * at once): edge nonces past their replay window, ingest idempotency keys past
  * CDN_INGEST_KEY_RETENTION_DAYS, login throttle rows with nothing left to remember,
  * origin health recomputed from its sliding window, so an origin nobody
- * observes any more decays to unknown, and SSL private keys sealed with an earlier
- * CDN_SSL_SECRET_KEY re-sealed with the current one. A failing chore
+ * observes any more decays to unknown, and SSL private keys and ACME account keys sealed
+ * with an earlier CDN_SSL_SECRET_KEY re-sealed with the current one. A failing chore
  * is logged and retried on the next round without stopping the others. `now` is
  * the clock (tests move it). Returns a stop function that waits for a running round.
  */

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -19,6 +20,8 @@ import { startHousekeeping } from './housekeeping.js';
 import { delegationLookup } from '../features/domains/delegation.js';
 import { startNameserverChecks } from '../features/domains/nameserver-checks.js';
 import { startRetention } from './retention.js';
+import { startSslScheduler } from '../features/ssl/ssl-scheduler.js';
+import { secretBoxOf } from '../features/ssl/key-storage.js';
 import { coreRoutes } from './routes.js';
 import { ApiClient } from '../gitops/api-client.js';
 import { GitopsController } from '../gitops/controller.js';
@@ -98,12 +101,14 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const stopHousekeeping = startHousekeeping(connection, config, logger.child({ component: 'housekeeping' }));
     const stopNameserverChecks = startNameserverChecks({ db: connection.prisma, pool: connection.pool, config, logger: logger.child({ component: 'nameserver-checks' }), lookup: delegationLookup(config) });
     const stopRetention = startRetention(connection.prisma, connection.pool, config, logger.child({ component: 'retention' }));
+    const stopSslScheduler = startSslScheduler({ db: connection.prisma, pool: connection.pool, config, box: secretBoxOf(config), logger: logger.child({ component: 'ssl-scheduler' }), coreId: `${hostname()}:${process.pid}:${port}` });
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         await stopHousekeeping();
         await stopNameserverChecks();
         await stopRetention();
+        await stopSslScheduler();
         await stopPublisher();
         await dns.loop?.stop();
         await gitops.controller?.stop();

@@ -11,6 +11,7 @@ export const LOCK_KEYS = {
   // Two-key locks: (writeScope, hashtext(scope)) serializes writes that check a rule across rows (write-lock.ts).
   writeScope: 72707373,
   retention: 72707380,
+  sslRenewalScan: 72707381,
 } as const;
 
 /** Runs `work` on one dedicated connection while holding a session advisory lock, waiting for it if taken. */

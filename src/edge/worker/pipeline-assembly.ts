@@ -3,6 +3,8 @@ import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/load.js';
+import { acmeChallengePhase, isAcmeChallengePath } from '../acme/acme-challenge-phase.js';
+import { coreChallengeLookup } from '../acme/core-challenge-lookup.js';
 import { createCachePhase } from '../cache/cache-phase.js';
 import { cacheHeaderPhase } from '../cache/cache-header-phase.js';
 import { DiskTier } from '../cache/disk-tier.js';
@@ -112,12 +114,14 @@ export async function buildWorkerPipeline({ config, logger, telemetry, notifyInv
   const challengeAnswer = new PipelineRunner([hostPhase, country.phase, factsPhase, challenge], [hygienePhase], log, logger);
   // An Upgrade request runs the checks a request would, then goes to the origin as a tunnel;
   // whatever answers it gets the response phases that apply to a head without a cache.
+  // ACME HTTP-01 validations are the edge's too, answered before any rule, rate limit or challenge.
+  const acmeAnswer = new PipelineRunner([acmeChallengePhase(coreChallengeLookup(config))], [hygienePhase], log, logger);
   const upgradeResponsePhases = [headerRulesPhase, hygienePhase];
   const upgradeChecks = new PipelineRunner(beforeOrigin, upgradeResponsePhases, log, logger);
   const seenPurges = new Set<string>();
 
   return {
-    run: (ctx) => (ctx.path === CHALLENGE_PATH ? challengeAnswer : main).run(ctx),
+    run: (ctx) => (ctx.path === CHALLENGE_PATH ? challengeAnswer : isAcmeChallengePath(ctx.path) ? acmeAnswer : main).run(ctx),
     answer: (ctx) => main.answer(ctx),
     clientIp: (req, peer) => country.clientIp(req, peer),
     onConfig(next, first) {

@@ -2,6 +2,7 @@ import type { AppDeps } from '../../http/app.js';
 import { Reply, type Route } from '../../http/route.js';
 import { pingDatabase } from '../../db/ping.js';
 import { migrationStatus } from '../../db/migrator.js';
+import { sslSchedulerStatus } from '../ssl/scheduler-status.js';
 import { retentionStatus } from '../../core/retention-state.js';
 import { secretBoxOf } from '../ssl/key-storage.js';
 import { dnsHealth } from '../../publish/dns/dns-health.js';
@@ -51,6 +52,7 @@ export function healthRoutes(deps: AppDeps): Route[] {
         const migrations = database.ok ? await migrationStatus(deps.pool).catch((error: Error) => error.message) : 'unknown';
         const retention = database.ok ? await retentionStatus(deps.prisma, deps.config).catch((error: Error) => error.message) : 'unknown';
         const dns = database.ok ? await dnsHealth(deps.prisma, deps.config).catch((error: Error) => error.message) : 'unknown';
+        const sslJobs = database.ok ? await sslSchedulerStatus(deps.prisma, deps.config).catch((error: Error) => error.message) : 'unknown';
         return {
           status,
           checks,
@@ -60,6 +62,7 @@ export function healthRoutes(deps: AppDeps): Route[] {
           retention,
           dns: typeof dns === 'string' ? dns : { ...dns, loop: deps.dns?.loop?.status() ?? null },
           ssl: sslKeyStorageStatus(deps),
+          ssl_jobs: sslJobs,
         };
       },
     },

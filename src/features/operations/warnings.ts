@@ -6,11 +6,10 @@ import { matchProblems } from '../../shared/rules/match-problems.js';
 import type { Match } from '../../shared/rules/types.js';
 import { gitopsStatus } from '../gitops/service.js';
 import { RULE_KINDS } from '../rules/kinds.js';
+import { expiringCertificates, failedSslJobs } from '../ssl/ssl-warnings.js';
 
 export type Warning = { code: string; severity: 'info' | 'warning' | 'critical'; message: string; domain_id?: string; detail?: Record<string, unknown> };
 
-const DAY_MS = 86400 * 1000;
-const CERT_WARNING_DAYS = 14;
 const DIRTY_WARNING_MS = 5 * 60 * 1000;
 
 async function pendingDomains(db: Db): Promise<Warning[]> {
@@ -35,23 +34,6 @@ async function originProblems(db: Db): Promise<Warning[]> {
     }
     const primary = domain.origins.some((origin) => origin.role === 'primary' && origin.enabled && !origin.drained);
     return primary ? [] : [{ code: 'origins_without_primary', severity: 'warning', message: `${domain.domain} has no enabled, undrained primary origin; traffic goes to backups`, domain_id: domain.id }];
-  });
-}
-
-async function expiringCertificates(db: Db, now: Date): Promise<Warning[]> {
-  const rows = await db.sslCertificate.findMany({
-    where: { status: 'active', not_after: { lt: new Date(now.getTime() + CERT_WARNING_DAYS * DAY_MS) } },
-    include: { domain: { select: { domain: true } } },
-  });
-  return rows.map((certificate) => {
-    const expired = certificate.not_after! <= now;
-    return {
-      code: expired ? 'certificate_expired' : 'certificate_expiring',
-      severity: expired ? 'critical' : 'warning',
-      message: `the certificate for ${certificate.hostnames.join(', ')} (${certificate.domain.domain}) ${expired ? 'has expired' : 'expires soon'}`,
-      domain_id: certificate.domain_id,
-      detail: { certificate_id: certificate.id, not_after: unixSeconds(certificate.not_after) },
-    };
   });
 }
 
@@ -137,7 +119,7 @@ const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 };
 /** Actionable items, most severe first. */
 export async function warnings(db: Db, config: Config, dnsLoop: DnsSyncStatus | undefined, now = new Date()) {
   const heartbeatFreshSeconds = config.edgeHeartbeatFreshSeconds;
-  const groups = await Promise.all([dnsPublishingProblems(dnsLoop), gitopsProblems(db, config), publishProblems(db, now), expiringCertificates(db, now), sslKeyStorage(config), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
+  const groups = await Promise.all([dnsPublishingProblems(dnsLoop), gitopsProblems(db, config), publishProblems(db, now), expiringCertificates(db, now), failedSslJobs(db), sslKeyStorage(config), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
   const list = groups.flat().sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   return { count: list.length, warnings: list };
 }

@@ -57,14 +57,20 @@ function fqdn(name: string, apex: string): string {
   return (name === '@' ? apex : `${name}.${apex}`).toLowerCase();
 }
 
-// What a certificate must cover by default: every name the edge serves for the domain.
-async function proxiedHostnames(db: Db, domainId: string, apex: string): Promise<string[]> {
+/** The names the edges serve for the domain: its enabled, proxied records. */
+export async function servedHostnames(db: Db, domainId: string, apex: string): Promise<string[]> {
   const records = await db.dnsRecord.findMany({ where: { domain_id: domainId, proxied: true, enabled: true }, select: { name: true } });
-  const names = [...new Set(records.map((record) => fqdn(record.name, apex)))].sort();
+  return [...new Set(records.map((record) => fqdn(record.name, apex)))].sort();
+}
+
+/** What a certificate must cover by default: every name the edge serves for the domain (the apex when none). */
+export async function proxiedHostnames(db: Db, domainId: string, apex: string): Promise<string[]> {
+  const names = await servedHostnames(db, domainId, apex);
   return names.length > 0 ? names : [apex];
 }
 
-function checkNamesOfDomain(hostnames: string[], apex: string): string[] {
+/** The names lower-cased without a trailing dot; 422 on hostnames when one is not the apex or under it. */
+export function checkNamesOfDomain(hostnames: string[], apex: string): string[] {
   const names = hostnames.map((name) => name.toLowerCase().replace(/\.$/, ''));
   const foreign = names.filter((name) => name !== apex && !name.endsWith(`.${apex}`));
   if (foreign.length > 0) throw new ValidationError('hostnames', `${foreign.join(', ')} ${foreign.length === 1 ? 'is' : 'are'} not under ${apex}`);

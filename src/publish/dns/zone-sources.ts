@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.js';
 import { groupByDomain } from '../../features/domains/group-by-domain.js';
 import { proxiedAddresses } from '../../features/edges/service.js';
 import { groupValues } from '../../features/settings/store.js';
+import { challengeRecords } from '../../features/ssl/acme/challenge-records.js';
 import type { ProxiedAddresses, SoaSettings, ZoneRecord, ZoneSource } from './desired-zone.js';
 
 /** A zone source with the domain it belongs to; `conflict` names the domain that already publishes the same zone. */
@@ -30,7 +31,7 @@ export async function loadZoneSources(db: Db, config: Config, now = new Date()):
     select: { id: true, domain: true, zone_name: true, status: true, routing_mode: true, anycast_ipv4: true, anycast_ipv6: true },
   })) as DomainRow[];
   const ids = domains.map((domain) => domain.id);
-  const [nameservers, records, dns, nsSettings, edges] = await Promise.all([
+  const [nameservers, records, dns, nsSettings, edges, challenges] = await Promise.all([
     db.domainNameserver.findMany({ where: { domain_id: { in: ids }, kind: 'expected' }, orderBy: { hostname: 'asc' }, select: { domain_id: true, hostname: true } }),
     db.dnsRecord.findMany({
       where: { domain_id: { in: ids } },
@@ -39,6 +40,8 @@ export async function loadZoneSources(db: Db, config: Config, now = new Date()):
     groupValues(db, 'dns'),
     groupValues(db, 'nameservers'),
     proxiedAddresses(db, config.edgeHeartbeatFreshSeconds, now),
+    // ACME DNS-01 challenges in flight: their TXT records are published beside the domain's own.
+    db.acmeChallenge.findMany({ where: { domain_id: { in: ids }, type: 'dns-01', expires_at: { gt: now } }, orderBy: { token: 'asc' }, select: { domain_id: true, hostname: true, key_authorization: true } }),
   ]);
   const soa: SoaSettings = { refresh: dns.soa_refresh as number, retry: dns.soa_retry as number, expire: dns.soa_expire as number, minimum: dns.soa_minimum as number, ttl: dns.soa_ttl as number };
   // Platform anycast addresses bypass answers by location (SPEC.md, anycast settings).
@@ -49,8 +52,10 @@ export async function loadZoneSources(db: Db, config: Config, now = new Date()):
   const claimed = new Map<string, string>();
   const recordsOf = groupByDomain(records);
   const nameserversOf = groupByDomain(nameservers);
+  const challengesOf = groupByDomain(challenges);
   return domains.map((domain) => {
     const zoneRecords: ZoneRecord[] = (recordsOf.get(domain.id) ?? []).map((record) => ({ name: record.name, type: record.type, content: record.content, ttl: record.ttl, proxied: record.proxied, enabled: record.enabled, ...(record.routing_policy === 'geo' && record.geo_routes.length ? { geoRoutes: record.geo_routes } : {}) }));
+    zoneRecords.push(...challengeRecords(challengesOf.get(domain.id) ?? [], domain.zone_name));
     const owner = claimed.get(domain.zone_name);
     if (!owner) claimed.set(domain.zone_name, domain.domain);
     return {
