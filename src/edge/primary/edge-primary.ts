@@ -19,8 +19,10 @@ const EVICT_INTERVAL_MS = 5000;
 const RESPAWN_DELAY_MS = 1000;
 /** How long shutdown waits for the workers' last telemetry (their own drain takes at most 2 s). */
 const DRAIN_WAIT_MS = 3000;
+/** How often keys the core could not deliver are asked for again. */
+const KEYS_RETRY_MS = 5000;
 
-type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSnapshot };
+type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSnapshot; keys: Extract<ToWorker, { t: 'certificate-keys' }> };
 
 /**
  * The edge's primary process: runs the agent (register, heartbeat, config pull,
@@ -78,9 +80,26 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     }
     purges.expect(pulled.version, acks, failures);
     const message: Current['message'] = { t: 'snapshot', version: pulled.version, checksum: pulled.checksum, createdAt: pulled.createdAt, json: pulled.bytes.toString('utf8') };
-    current = { message, pulled };
+    const { keys, complete } = await agent.keysFor(pulled);
+    current = { message, pulled, keys: { t: 'certificate-keys', keys } };
     prober.update(pulled.snapshot.domains);
+    // Keys first: a worker then serves the new certificates from the snapshot's activation on.
+    broadcast(current.keys);
     broadcast(message);
+    if (!complete) retryKeysLater(pulled);
+  }
+
+  // Until the core delivers every key of the active snapshot (its names fail their handshakes meanwhile).
+  function retryKeysLater(pulled: PulledSnapshot): void {
+    setTimeout(() => {
+      if (stopping || current?.pulled !== pulled) return;
+      void agent.keysFor(pulled).then(({ keys, complete }) => {
+        if (current?.pulled !== pulled) return;
+        current.keys = { t: 'certificate-keys', keys };
+        broadcast(current.keys);
+        if (!complete) retryKeysLater(pulled);
+      });
+    }, KEYS_RETRY_MS).unref();
   }
 
   async function settlePurges(): Promise<void> {
@@ -116,7 +135,10 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   function onWorkerMessage(worker: Worker, message: ToPrimary): void {
     switch (message.t) {
       case 'listening':
-        if (current) sendTo(worker, current.message);
+        if (current) {
+          sendTo(worker, current.keys);
+          sendTo(worker, current.message);
+        }
         sendTo(worker, { t: 'status', status: statusView() });
         return;
       case 'activated':

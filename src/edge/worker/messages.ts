@@ -18,9 +18,12 @@ import type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/tele
 import type { OriginObservation as ProbeObservation } from '../origin/observation.js';
 import type { Invalidation } from '../cache/invalidation-log.js';
 import type { StoredFile } from '../cache/disk-spool.js';
+import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 
 export type ToWorker =
   | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string }
+  /** The private keys (PEM by certificate id) of the snapshot's certificates, opened by the primary; sent before the snapshot they serve. */
+  | { t: 'certificate-keys'; keys: CertificateKeys }
   | { t: 'status'; status: AgentStatusView }
   | { t: 'probe'; observations: ProbeObservation[] }
   | { t: 'reload-result'; id: number; result: Record<string, unknown> }

@@ -1,0 +1,89 @@
+// The certificates a worker serves, by the names a client may ask for with SNI: built from the active
+// snapshot and the keys the agent delivered, off the request path (on activation or new keys).
+import { createSecureContext, type SecureContext } from 'node:tls';
+import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
+import type { ActiveConfig } from '../config/active-config.js';
+
+/** TLS 1.3's suites (all AEAD), then ECDHE with AEAD only for TLS 1.2. */
+export const CIPHERS = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
+const TLS_VERSIONS = ['TLSv1.2', 'TLSv1.3'] as const;
+type TlsVersion = (typeof TLS_VERSIONS)[number];
+
+/** What a name resolves to: the context to present and the lowest protocol its domain accepts. */
+export type TlsSite = { context: SecureContext; minVersion: TlsVersion };
+
+/** The domain's `min_tls_version` as the edge applies it: 1.3, or 1.2 (the edge's own floor) for anything lower. */
+function minVersionOf(setting: unknown): TlsVersion {
+  return setting === '1.3' ? 'TLSv1.3' : 'TLSv1.2';
+}
+
+/** True when `protocol` (TLSSocket.getProtocol()) is at least `min`. */
+export function meetsMinimum(protocol: string | null, min: TlsVersion): boolean {
+  return TLS_VERSIONS.indexOf(protocol as TlsVersion) >= TLS_VERSIONS.indexOf(min);
+}
+
+function belongsTo(name: string, apex: string): boolean {
+  return name === apex || name.endsWith(`.${apex}`);
+}
+
+export class CertificateTable {
+  private sites = new Map<string, TlsSite>();
+  /** Contexts by certificate id, kept across rebuilds: an unchanged certificate is not parsed again. */
+  private contexts = new Map<string, { pem: string; key: string; context: SecureContext }>();
+
+  /**
+   * Rebuilds the name table: for every domain, each certificate whose key is known, under each of its
+   * names that is the apex or below it (a certificate never answers for another domain's names). A
+   * later certificate of a domain takes a name from an earlier one (the snapshot lists them oldest
+   * first); a name two domains claim stays with the first (snapshots are sorted by apex).
+   */
+  update(config: ActiveConfig | undefined, keys: CertificateKeys): void {
+    const sites = new Map<string, TlsSite>();
+    const owners = new Map<string, string>();
+    const contexts = new Map<string, { pem: string; key: string; context: SecureContext }>();
+    for (const domain of config?.domainsById.values() ?? []) {
+      const minVersion = minVersionOf(domain.snapshot.ssl.min_tls_version);
+      for (const certificate of domain.snapshot.certificates ?? []) {
+        const key = keys[certificate.id];
+        if (!key) continue;
+        const pem = certificate.certificate_pem + (certificate.chain_pem ?? '');
+        const known = this.contexts.get(certificate.id);
+        const entry = known && known.pem === pem && known.key === key ? known : { pem, key, context: createSecureContext({ cert: pem, key, ciphers: CIPHERS, honorCipherOrder: true }) };
+        contexts.set(certificate.id, entry);
+        for (const hostname of certificate.hostnames) {
+          const name = hostname.toLowerCase();
+          if (!belongsTo(name.startsWith('*.') ? name.slice(2) : name, domain.apex)) continue;
+          if ((owners.get(name) ?? domain.id) !== domain.id) continue;
+          owners.set(name, domain.id);
+          sites.set(name, { context: entry.context, minVersion });
+        }
+      }
+    }
+    this.sites = sites;
+    this.contexts = contexts;
+  }
+
+  /** The site for an SNI name: the exact name, else the wildcard one label up. */
+  lookup(servername: string): TlsSite | undefined {
+    const name = servername.toLowerCase();
+    const exact = this.sites.get(name);
+    if (exact) return exact;
+    const dot = name.indexOf('.');
+    return dot > 0 ? this.sites.get(`*${name.slice(dot)}`) : undefined;
+  }
+
+  get size(): number {
+    return this.sites.size;
+  }
+}

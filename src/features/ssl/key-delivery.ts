@@ -1,0 +1,40 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.js';
+import { NotFoundError, UnavailableError } from '../../http/errors.js';
+import { sealKeys, type CertificateKeys, type KeyEnvelope } from '../../shared/certificate-key-envelope.js';
+import type { ConfigSnapshot } from '../../shared/snapshot.js';
+import { privateKeyContext } from './key-storage.js';
+import { SecretKeyError, type SecretBox } from './secret-box.js';
+
+/** The ids of the certificates a stored snapshot version carries; 404 when the version is not stored. */
+async function certificateIdsOf(db: Db, version: number): Promise<string[]> {
+  const row = await db.configSnapshot.findUnique({ where: { version }, select: { payload: true } });
+  if (!row) throw new NotFoundError('config snapshot', String(version));
+  const snapshot = JSON.parse(Buffer.from(row.payload).toString('utf8')) as ConfigSnapshot;
+  return snapshot.domains.flatMap((domain) => (domain.certificates ?? []).map((certificate) => certificate.id));
+}
+
+/**
+ * The private keys of the certificates in snapshot `version` (the edge serves exactly those),
+ * opened from their sealed storage and sealed again for the asking edge (certificate-key-envelope.ts).
+ */
+export async function keysForEdge(db: Db, box: SecretBox | undefined, version: number, edge: { edgeId: string; tokenHash: string }, log: Logger): Promise<KeyEnvelope> {
+  const ids = await certificateIdsOf(db, version);
+  const keys: CertificateKeys = {};
+  if (ids.length > 0) {
+    if (!box) throw new UnavailableError('ssl key storage is not configured', 'the core cannot open stored private keys: set CDN_SSL_SECRET_KEY');
+    const rows = await db.sslCertificate.findMany({ where: { id: { in: ids }, private_key_encrypted: { not: null } }, select: { id: true, private_key_encrypted: true } });
+    const unopened: string[] = [];
+    for (const row of rows) {
+      try {
+        keys[row.id] = box.open(row.private_key_encrypted!, privateKeyContext(row.id)).toString('utf8');
+      } catch (error) {
+        if (!(error instanceof SecretKeyError)) throw error;
+        unopened.push(row.id);
+      }
+    }
+    // The edge serves the others; these names fail their handshakes until the key opens again.
+    if (unopened.length > 0) log.error({ certificates: unopened }, 'stored private keys that do not open were left out of an edge\'s keys');
+  }
+  return sealKeys(keys, edge.tokenHash, edge.edgeId, version);
+}
