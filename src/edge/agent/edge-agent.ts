@@ -33,6 +33,7 @@ type AgentConfig = Pick<
   | 'edgeHeartbeatSeconds'
   | 'edgeRegion'
   | 'edgePublicIp'
+  | 'edgeHttpsPort'
 >;
 
 export type EdgeAgentOptions = {
@@ -112,7 +113,7 @@ export class EdgeAgent extends EventEmitter {
       client: this.client,
       edgeId: this.edgeId,
       intervalSeconds: config.edgeHeartbeatSeconds,
-      info: () => ({ hostname, publicIp: config.edgePublicIp, region: config.edgeRegion, version, healthy: healthy(), configVersion: this.sync.current()?.version ?? null, purgeAcks: [...this.pendingAcks], purgeFailures: this.pendingFailureList() }),
+      info: () => ({ hostname, publicIp: config.edgePublicIp, httpsPort: config.edgeHttpsPort, region: config.edgeRegion, version, healthy: healthy(), configVersion: this.sync.current()?.version ?? null, purgeAcks: [...this.pendingAcks], purgeFailures: this.pendingFailureList() }),
       onAcknowledged: (acks, failures) => this.forgetPurgeResults(acks, failures),
       logger,
     });
