@@ -31,10 +31,10 @@ export function handshake(options: HandshakeOptions): Promise<Handshake> {
 
 export type HttpsAnswer = { status: number; headers: IncomingHttpHeaders; text: string; localPort: number | undefined };
 
-/** One HTTPS request to 127.0.0.1:`port` for `host` (SNI and Host), verified against `ca`. */
-export function httpsRequest(options: { port: number; host: string; path: string; ca: string; agent?: https.Agent }): Promise<HttpsAnswer> {
+/** One HTTPS request to 127.0.0.1:`port` for `host` (SNI, and Host unless `hostHeader` says otherwise), verified against `ca`. */
+export function httpsRequest(options: { port: number; host: string; hostHeader?: string; path: string; ca: string; agent?: https.Agent }): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
-    const request = https.request({ host: '127.0.0.1', port: options.port, servername: options.host, headers: { host: options.host }, path: options.path, ca: options.ca, agent: options.agent ?? false }, (response) => {
+    const request = https.request({ host: '127.0.0.1', port: options.port, servername: options.host, headers: { host: options.hostHeader ?? options.host }, path: options.path, ca: options.ca, agent: options.agent ?? false }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString(), localPort: response.socket?.localPort }));

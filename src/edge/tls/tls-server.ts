@@ -1,9 +1,13 @@
 import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { SecureContext, TLSSocket } from 'node:tls';
-import { CIPHERS, meetsMinimum, type CertificateTable } from './certificate-table.js';
+import { CIPHERS, meetsMinimum, type CertificateTable, type TlsSite } from './certificate-table.js';
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+const SITE = Symbol('cdn.tls-site');
+/** A TLS connection remembers the site whose certificate it presented. */
+type SiteSocket = TLSSocket & { [SITE]?: TlsSite };
 
 type SniCallback = (this: TLSSocket, servername: string, callback: (error: Error | null, context?: SecureContext) => void) => void;
 
@@ -18,7 +22,9 @@ type SniCallback = (this: TLSSocket, servername: string, callback: (error: Error
 export function createTlsServer(table: CertificateTable, options: ServerOptions, handler: (req: IncomingMessage, res: ServerResponse) => void): https.Server {
   const SNICallback: SniCallback = function (servername, callback) {
     const site = table.lookup(servername);
-    callback(null, site && meetsMinimum(this.getProtocol(), site.minVersion) ? site.context : undefined);
+    const served = site && meetsMinimum(this.getProtocol(), site.minVersion) ? site : undefined;
+    if (served) (this as SiteSocket)[SITE] = served;
+    callback(null, served?.context);
   };
   return https.createServer(
     {
@@ -33,4 +39,16 @@ export function createTlsServer(table: CertificateTable, options: ServerOptions,
     },
     handler,
   );
+}
+
+/**
+ * True when the certificate `socket` presented does not cover `host`: the request names another
+ * site than the handshake did (possibly another domain's, with a higher minimum TLS version), so it
+ * is answered 421 Misdirected Request (RFC 9110 §15.5.20) rather than served. A connection opened
+ * before a certificate was replaced keeps being served for its own name.
+ */
+export function misdirected(table: CertificateTable, socket: TLSSocket, host: string): boolean {
+  if (host === socket.servername) return false;
+  const site = (socket as SiteSocket)[SITE];
+  return site === undefined || table.lookup(host)?.context !== site.context;
 }

@@ -18,7 +18,8 @@ import { TelemetryBuffer } from './telemetry-buffer.js';
 import { InvalidationBatch } from '../cache/invalidation-batch.js';
 import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 import { CertificateTable } from '../tls/certificate-table.js';
-import { createTlsServer } from '../tls/tls-server.js';
+import { createTlsServer, misdirected } from '../tls/tls-server.js';
+import type { TLSSocket } from 'node:tls';
 
 const EDGE_PATHS = new Set(['/health', '/ready']);
 const RELOAD_PATH = '/__cdn_reload_config';
@@ -160,7 +161,14 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   }
 
   // `head`: the door's verdict when the caller has it already.
-  function handle(req: IncomingMessage, res: ServerResponse, head: RequestHead | HeadRefusal = parseRequestHead(req)): void {
+  // Over TLS, a host the connection's certificate does not cover is refused (tls-server.ts, misdirected).
+  function checkedHead(req: IncomingMessage, head: RequestHead | HeadRefusal): RequestHead | HeadRefusal {
+    if (isRefusal(head) || (req.socket as TLSSocket).encrypted !== true || !misdirected(certificates, req.socket as TLSSocket, head.host)) return head;
+    return { status: 421, detail: 'The certificate of this connection does not cover this host: open a new connection for it.' };
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, parsed: RequestHead | HeadRefusal = parseRequestHead(req)): void {
+    const head = checkedHead(req, parsed);
     if (!isRefusal(head) && head.path === RELOAD_PATH) return toEndpoints(req, res, head);
     if (!active) return answerWithoutConfig(req, res, head);
     const ctx = contextOf(req, res, active, head);
@@ -195,7 +203,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       // The server's own error handling leaves the socket with the upgrade: a client reset must not kill the worker.
       socket.on('error', () => socket.destroy());
-      const parsed = active && isWebSocketHandshake(req) ? parseRequestHead(req) : undefined;
+      const parsed = active && isWebSocketHandshake(req) ? checkedHead(req, parseRequestHead(req)) : undefined;
       if (!active || parsed === undefined || isRefusal(parsed)) return answerOnSocket(req, socket, parsed);
       pipeline.upgrade(contextOf(req, new http.ServerResponse(req), active, parsed), socket, head);
     });

@@ -89,6 +89,14 @@ describe('cdn edge serves TLS on CDN_EDGE_HTTPS_PORT', function () {
     expect(plain.text).to.equal('proto=http /plain\n');
   });
 
+  it('answers 421 to a request whose host the connection\'s certificate does not cover', async () => {
+    const misdirected = await httpsRequest({ port: tlsPort(), host: 'www.example.com', hostHeader: 'www.example.net', path: '/other', ca: comChain.root });
+    expect(misdirected.status).to.equal(421);
+    expect(origin.count('/other')).to.equal(0);
+    const covered = await httpsRequest({ port: tlsPort(), host: 'www.example.com', hostHeader: 'example.com', path: '/apex', ca: comChain.root });
+    expect(covered.status).to.equal(200);
+  });
+
   it('refuses a protocol below the domain\'s min_tls_version with an alert, per domain', async () => {
     await core.patch(`/api/v1/domains/${net.id}/ssl/settings`, { min_tls_version: '1.3' });
     await republish();
