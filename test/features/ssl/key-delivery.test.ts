@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
+import pino from 'pino';
 import { openKeys, KeyEnvelopeError } from '../../../src/shared/certificate-key-envelope.js';
 import { signedHeaders } from '../../../src/shared/signing.js';
 import { TestCore, type Json } from '../../support/core.js';
@@ -14,6 +16,7 @@ describe('certificate keys delivered to edges', function () {
   let chain: TestChain;
   let certificateId: string;
   let version: number;
+  let logs = '';
 
   async function edgeGet(pathWithQuery: string, edgeId = 'edge-keys') {
     const headers = signedHeaders({ token: TOKEN, edgeId, method: 'GET', pathWithQuery });
@@ -23,7 +26,8 @@ describe('certificate keys delivered to edges', function () {
 
   before(async () => {
     chain = await makeTestChain(['keys.example', 'www.keys.example']);
-    core = await TestCore.start({ CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN, CDN_SSL_SECRET_KEY: randomBytes(32).toString('base64') });
+    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => ((logs += chunk.toString()), done()) });
+    core = await TestCore.start({ CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN, CDN_SSL_SECRET_KEY: randomBytes(32).toString('base64'), CDN_LOG_LEVEL: 'trace' }, pino({ level: 'trace' }, sink));
     const domain = await core.createDomain('keys.example');
     await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
     await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.10', proxied: true }, 201);
@@ -56,5 +60,11 @@ describe('certificate keys delivered to edges', function () {
       expect(answer.status, bad).to.equal(422);
       expect(JSON.parse(answer.text).field, bad).to.equal('version');
     }
+  });
+
+  it('never writes a key to the core\'s log, even at trace level', () => {
+    expect(logs).to.include('/api/v1/edge/certificate-keys');
+    expect(logs).to.not.match(/PRIVATE KEY/);
+    expect(logs).to.not.include(chain.leafKey.split('\n')[1]);
   });
 });
