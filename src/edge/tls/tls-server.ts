@@ -26,7 +26,7 @@ export function createTlsServer(table: CertificateTable, options: ServerOptions,
     if (served) (this as SiteSocket)[SITE] = served;
     callback(null, served?.context);
   };
-  return https.createServer(
+  const server = https.createServer(
     {
       ...options,
       minVersion: 'TLSv1.2',
@@ -39,6 +39,24 @@ export function createTlsServer(table: CertificateTable, options: ServerOptions,
     },
     handler,
   );
+  server.on('secureConnection', (socket: TLSSocket) => {
+    if (socket.isSessionReused()) holdResumedSession(table, socket);
+  });
+  return server;
+}
+
+/**
+ * A resumed session skips the SNI callback, and may be resumed under another name than the one it
+ * was made for. TLS 1.3 tells the name: it must still have a certificate (it may have been removed
+ * since) and accept the session's protocol, else the connection is closed before any request is
+ * read; it then counts as presenting that name's site. TLS 1.2 resumption does not tell the name:
+ * the first request's host decides, on the same terms (misdirected).
+ */
+function holdResumedSession(table: CertificateTable, socket: TLSSocket): void {
+  if (typeof socket.servername !== 'string') return;
+  const site = table.lookup(socket.servername);
+  if (!site || !meetsMinimum(socket.getProtocol(), site.minVersion)) return void socket.destroy();
+  (socket as SiteSocket)[SITE] = site;
 }
 
 /**
@@ -50,5 +68,9 @@ export function createTlsServer(table: CertificateTable, options: ServerOptions,
 export function misdirected(table: CertificateTable, socket: TLSSocket, host: string): boolean {
   if (host === socket.servername) return false;
   const site = (socket as SiteSocket)[SITE];
-  return site === undefined || table.lookup(host)?.context !== site.context;
+  if (site) return table.lookup(host)?.context !== site.context;
+  const wanted = table.lookup(host);
+  if (!wanted || !meetsMinimum(socket.getProtocol(), wanted.minVersion)) return true;
+  (socket as SiteSocket)[SITE] = wanted;
+  return false;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
+import tls from 'node:tls';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -29,6 +30,24 @@ describe('cdn edge serves TLS on CDN_EDGE_HTTPS_PORT', function () {
     core.post(`/api/v1/domains/${domain.id}/ssl/manual-certificate`, { certificate: chain.leaf, private_key: chain.leafKey, chain: chain.intermediate + chain.root });
   const keyBodies = () => [comChain.leafKey, netChain.leafKey].map((pem) => pem.split('\n')[1]);
   const tlsPort = () => edge.httpsPort;
+
+  // A TLS 1.2 connection (resuming `session` when given) sending one GET for `host`: what came back before the edge closed it.
+  function resumable(options: { servername: string; host: string; session?: Buffer; version?: tls.SecureVersion }): Promise<{ answer: string; reused: boolean; session: Buffer | undefined }> {
+    return new Promise((resolve) => {
+      let answer = '';
+      let session: Buffer | undefined;
+      const socket = tls.connect({ host: '127.0.0.1', port: tlsPort(), servername: options.servername, session: options.session, rejectUnauthorized: false, minVersion: options.version, maxVersion: options.version ?? 'TLSv1.2' });
+      socket.on('session', (ticket: Buffer) => (session = ticket));
+      let reused = false;
+      socket.once('secureConnect', () => {
+        reused = socket.isSessionReused();
+        socket.write(`GET /resumed HTTP/1.1\r\nHost: ${options.host}\r\nConnection: close\r\n\r\n`);
+      });
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve({ answer, reused, session }));
+    });
+  }
 
   async function republish(): Promise<void> {
     await edge.waitReady(await publish(core));
@@ -106,6 +125,36 @@ describe('cdn edge serves TLS on CDN_EDGE_HTTPS_PORT', function () {
     expect((await handshake({ port: tlsPort(), servername: 'www.example.net', ca: netChain.root })).ok).to.equal(true);
     const other = await handshake({ port: tlsPort(), servername: 'www.example.com', ca: comChain.root, maxVersion: 'TLSv1.2' });
     expect(other.ok && other.protocol).to.equal('TLSv1.2');
+  });
+
+  it('holds a session resumed under another name to that name\'s minimum TLS version', async () => {
+    const first = await resumable({ servername: 'www.example.com', host: 'www.example.com' });
+    expect(first.answer).to.match(/^HTTP\/1\.1 200/);
+    const reused = { same: 0, other: 0 };
+    // Each worker has its own ticket keys: a connection another worker takes gets a full handshake.
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const same = await resumable({ servername: 'www.example.com', host: 'www.example.com', session: first.session });
+      if (same.reused) reused.same++;
+      expect(same.answer, `same name, attempt ${attempt}`).to.match(/^HTTP\/1\.1 200/);
+      const other = await resumable({ servername: 'www.example.net', host: 'www.example.net', session: first.session });
+      if (other.reused) reused.other++;
+      expect(other.answer, `other name, attempt ${attempt}`).to.not.match(/^HTTP\/1\.1 200/);
+      if (other.reused) expect(other.answer).to.match(/^HTTP\/1\.1 421/);
+    }
+    expect(reused.same, 'sessions resumed under their own name').to.be.above(0);
+    expect(reused.other, 'sessions resumed under another name').to.be.above(0);
+  });
+
+  it('closes a TLS 1.3 session resumed under a name without a certificate before reading a request', async () => {
+    const first = await resumable({ servername: 'www.example.com', host: 'www.example.com', version: 'TLSv1.3' });
+    expect(first.answer).to.match(/^HTTP\/1\.1 200/);
+    let reused = 0;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const other = await resumable({ servername: 'unknown.example.org', host: 'unknown.example.org', session: first.session, version: 'TLSv1.3' });
+      if (other.reused) reused++;
+      expect(other.answer, `attempt ${attempt}`).to.equal('');
+    }
+    expect(reused, 'sessions resumed').to.be.above(0);
   });
 
   it('redirects plain requests with always_https (ACME challenges excepted) and sends HSTS over HTTPS only', async () => {
