@@ -26,6 +26,8 @@ export type CertificateKeyStoreOptions = { client: CoreClient; token: string; da
 
 export class CertificateKeyStore {
   private keys: CertificateKeys = {};
+  /** The last fetch failure, logged once until it changes or a fetch works. */
+  private lastError: string | undefined;
 
   constructor(private readonly options: CertificateKeyStoreOptions) {}
 
@@ -61,8 +63,12 @@ export class CertificateKeyStore {
       const opened = openKeys(envelope, this.options.token, this.options.client.edgeId);
       await this.save(JSON.stringify(envelope));
       this.keys = opened.keys;
+      if (this.lastError !== undefined) this.options.logger.info({ version }, 'certificate keys fetched again');
+      this.lastError = undefined;
     } catch (error) {
-      this.options.logger.warn({ version, error: (error as Error).message }, 'could not fetch the certificate keys; names without a key fail their TLS handshakes');
+      const message = (error as Error).message;
+      if (message !== this.lastError) this.options.logger.warn({ version, error: message }, 'could not fetch the certificate keys; names without a key fail their TLS handshakes');
+      this.lastError = message;
     }
   }
 

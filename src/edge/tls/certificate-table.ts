@@ -37,8 +37,12 @@ function belongsTo(name: string, apex: string): boolean {
   return name === apex || name.endsWith(`.${apex}`);
 }
 
+/** What /ready shows of a worker's certificates. */
+export type TlsStatus = { names: number; certificates_without_key: string[] };
+
 export class CertificateTable {
   private sites = new Map<string, TlsSite>();
+  private withoutKey: string[] = [];
   /** Contexts by certificate id, kept across rebuilds: an unchanged certificate is not parsed again. */
   private contexts = new Map<string, { pem: string; key: string; context: SecureContext }>();
 
@@ -52,11 +56,15 @@ export class CertificateTable {
     const sites = new Map<string, TlsSite>();
     const owners = new Map<string, string>();
     const contexts = new Map<string, { pem: string; key: string; context: SecureContext }>();
+    const withoutKey: string[] = [];
     for (const domain of config?.domainsById.values() ?? []) {
       const minVersion = minVersionOf(domain.snapshot.ssl.min_tls_version);
       for (const certificate of domain.snapshot.certificates ?? []) {
         const key = keys[certificate.id];
-        if (!key) continue;
+        if (!key) {
+          withoutKey.push(certificate.id);
+          continue;
+        }
         const pem = certificate.certificate_pem + (certificate.chain_pem ?? '');
         const known = this.contexts.get(certificate.id);
         const entry = known && known.pem === pem && known.key === key ? known : { pem, key, context: createSecureContext({ cert: pem, key, ciphers: CIPHERS, honorCipherOrder: true }) };
@@ -72,6 +80,7 @@ export class CertificateTable {
     }
     this.sites = sites;
     this.contexts = contexts;
+    this.withoutKey = withoutKey;
   }
 
   /** The site for an SNI name: the exact name, else the wildcard one label up. */
@@ -83,7 +92,7 @@ export class CertificateTable {
     return dot > 0 ? this.sites.get(`*${name.slice(dot)}`) : undefined;
   }
 
-  get size(): number {
-    return this.sites.size;
+  status(): TlsStatus {
+    return { names: this.sites.size, certificates_without_key: this.withoutKey };
   }
 }

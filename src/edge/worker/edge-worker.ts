@@ -73,6 +73,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     requestId: nextId,
     active: () => active,
     agent: () => agentStatus,
+    tls: () => certificates.status(),
     reload: () =>
       new Promise((resolve) => {
         const id = ++reloadIds;
