@@ -22,7 +22,7 @@ const DRAIN_WAIT_MS = 3000;
 /** How often keys the core could not deliver are asked for again. */
 const KEYS_RETRY_MS = 5000;
 
-type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSnapshot; keys: Extract<ToWorker, { t: 'certificate-keys' }> };
+type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSnapshot };
 
 /**
  * The edge's primary process: runs the agent (register, heartbeat, config pull,
@@ -79,12 +79,11 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
       }
     }
     purges.expect(pulled.version, acks, failures);
-    const message: Current['message'] = { t: 'snapshot', version: pulled.version, checksum: pulled.checksum, createdAt: pulled.createdAt, json: pulled.bytes.toString('utf8') };
+    // The keys travel with their snapshot: a worker swaps certificates and config at once.
     const { keys, complete } = await agent.keysFor(pulled);
-    current = { message, pulled, keys: { t: 'certificate-keys', keys } };
+    const message: Current['message'] = { t: 'snapshot', version: pulled.version, checksum: pulled.checksum, createdAt: pulled.createdAt, json: pulled.bytes.toString('utf8'), keys };
+    current = { message, pulled };
     prober.update(pulled.snapshot.domains);
-    // Keys first: a worker then serves the new certificates from the snapshot's activation on.
-    broadcast(current.keys);
     broadcast(message);
     if (!complete) retryKeysLater(pulled);
   }
@@ -95,8 +94,8 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
       if (stopping || current?.pulled !== pulled) return;
       void agent.keysFor(pulled).then(({ keys, complete }) => {
         if (current?.pulled !== pulled) return;
-        current.keys = { t: 'certificate-keys', keys };
-        broadcast(current.keys);
+        current.message = { ...current.message, keys };
+        broadcast({ t: 'certificate-keys', keys });
         if (!complete) retryKeysLater(pulled);
       });
     }, KEYS_RETRY_MS).unref();
@@ -135,10 +134,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   function onWorkerMessage(worker: Worker, message: ToPrimary): void {
     switch (message.t) {
       case 'listening':
-        if (current) {
-          sendTo(worker, current.keys);
-          sendTo(worker, current.message);
-        }
+        if (current) sendTo(worker, current.message);
         sendTo(worker, { t: 'status', status: statusView() });
         return;
       case 'activated':

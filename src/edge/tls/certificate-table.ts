@@ -37,14 +37,18 @@ function belongsTo(name: string, apex: string): boolean {
   return name === apex || name.endsWith(`.${apex}`);
 }
 
-/** What /ready shows of a worker's certificates. */
-export type TlsStatus = { names: number; certificates_without_key: string[] };
+/** What /ready shows of a worker's certificates: names served, certificates whose key has not arrived, and those that do not load. */
+export type TlsStatus = { names: number; certificates_without_key: string[]; certificates_unusable: string[] };
 
 export class CertificateTable {
   private sites = new Map<string, TlsSite>();
   private withoutKey: string[] = [];
+  private unusable: string[] = [];
   /** Contexts by certificate id, kept across rebuilds: an unchanged certificate is not parsed again. */
   private contexts = new Map<string, { pem: string; key: string; context: SecureContext }>();
+
+  /** `onUnusable`: a certificate whose PEM and key do not make a context (its names go unserved). */
+  constructor(private readonly onUnusable: (certificateId: string, error: Error) => void = () => undefined) {}
 
   /**
    * Rebuilds the name table: for every domain, each certificate whose key is known, under each of its
@@ -57,6 +61,7 @@ export class CertificateTable {
     const owners = new Map<string, string>();
     const contexts = new Map<string, { pem: string; key: string; context: SecureContext }>();
     const withoutKey: string[] = [];
+    const unusable: string[] = [];
     for (const domain of config?.domainsById.values() ?? []) {
       const minVersion = minVersionOf(domain.snapshot.ssl.min_tls_version);
       for (const certificate of domain.snapshot.certificates ?? []) {
@@ -66,8 +71,12 @@ export class CertificateTable {
           continue;
         }
         const pem = certificate.certificate_pem + (certificate.chain_pem ?? '');
-        const known = this.contexts.get(certificate.id);
-        const entry = known && known.pem === pem && known.key === key ? known : { pem, key, context: createSecureContext({ cert: pem, key, ciphers: CIPHERS, honorCipherOrder: true }) };
+        const entry = this.contextOf(certificate.id, pem, key);
+        if (entry instanceof Error) {
+          unusable.push(certificate.id);
+          this.onUnusable(certificate.id, entry);
+          continue;
+        }
         contexts.set(certificate.id, entry);
         for (const hostname of certificate.hostnames) {
           const name = hostname.toLowerCase();
@@ -81,6 +90,18 @@ export class CertificateTable {
     this.sites = sites;
     this.contexts = contexts;
     this.withoutKey = withoutKey;
+    this.unusable = unusable;
+  }
+
+  // The context made before for the same PEM and key, or a new one (an Error when they do not load).
+  private contextOf(id: string, pem: string, key: string): { pem: string; key: string; context: SecureContext } | Error {
+    const known = this.contexts.get(id);
+    if (known && known.pem === pem && known.key === key) return known;
+    try {
+      return { pem, key, context: createSecureContext({ cert: pem, key, ciphers: CIPHERS, honorCipherOrder: true }) };
+    } catch (error) {
+      return error as Error;
+    }
   }
 
   /** The site for an SNI name: the exact name, else the wildcard one label up. */
@@ -93,6 +114,6 @@ export class CertificateTable {
   }
 
   status(): TlsStatus {
-    return { names: this.sites.size, certificates_without_key: this.withoutKey };
+    return { names: this.sites.size, certificates_without_key: this.withoutKey, certificates_unusable: this.unusable };
   }
 }

@@ -62,7 +62,7 @@ function statusBody(state: EdgeEndpointState) {
   const telemetry = agent?.telemetry ?? {};
   const drops = Object.values(telemetry).reduce((sum, queue) => sum + (Number(queue.drops) || 0), 0);
   const tls = state.tls?.() ?? null;
-  const warnings = [...(config.stale ? ['config_stale'] : []), ...(drops > 0 ? ['telemetry_dropping'] : []), ...(tls?.certificates_without_key.length ? ['certificate_keys_missing'] : [])];
+  const warnings = [...(config.stale ? ['config_stale'] : []), ...(drops > 0 ? ['telemetry_dropping'] : []), ...(tls?.certificates_without_key.length || tls?.certificates_unusable.length ? ['certificate_keys_missing'] : [])];
   return {
     ready: active !== undefined,
     edge_id: agent?.edge_id ?? null,

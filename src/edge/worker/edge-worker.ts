@@ -60,7 +60,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   };
   let active: ActiveConfig | undefined;
   let certificateKeys: CertificateKeys = {};
-  const certificates = new CertificateTable();
+  const certificates = new CertificateTable((id, error) => logger.error({ certificate: id, err: error }, 'a delivered certificate cannot be served'));
   let agentStatus: AgentStatusView | undefined;
   const reloads = new Map<number, (result: Record<string, unknown>) => void>();
   let reloadIds = 0;
@@ -89,6 +89,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
       const snapshot = JSON.parse(message.json) as ConfigSnapshot;
       const next = compileActiveConfig(snapshot, message.version, message.checksum);
       const purgeIds = pipeline.onConfig(next, active === undefined);
+      certificateKeys = message.keys;
       certificates.update(next, certificateKeys);
       active = next;
       send({ t: 'activated', version: next.version, purgeIds });
@@ -105,7 +106,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
         return activate(message);
       case 'certificate-keys':
         certificateKeys = message.keys;
-        return updateCertificates();
+        return certificates.update(active, certificateKeys);
       case 'status':
         agentStatus = message.status;
         telemetry.setRoom(roomPerWorker(message.status, config.edgeTelemetryQueueMaxItems, workers));
@@ -124,14 +125,6 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
       }
     }
   });
-
-  function updateCertificates(): void {
-    try {
-      certificates.update(active, certificateKeys);
-    } catch (error) {
-      logger.error({ err: error }, 'could not load the delivered certificates');
-    }
-  }
 
   function contextOf(req: IncomingMessage, res: ServerResponse, config: ActiveConfig, head: RequestHead | HeadRefusal): RequestContext {
     const peer = canonicalIp(req.socket.remoteAddress ?? '') ?? req.socket.remoteAddress ?? '';
@@ -161,13 +154,13 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     res.writeHead(503, { ...headers, 'retry-after': '5' }).end('This CDN edge has no configuration yet.\n');
   }
 
-  // `head`: the door's verdict when the caller has it already.
   // Over TLS, a host the connection's certificate does not cover is refused (tls-server.ts, misdirected).
   function checkedHead(req: IncomingMessage, head: RequestHead | HeadRefusal): RequestHead | HeadRefusal {
     if (isRefusal(head) || (req.socket as TLSSocket).encrypted !== true || !misdirected(certificates, req.socket as TLSSocket, head.host)) return head;
     return { status: 421, detail: 'The certificate of this connection does not cover this host: open a new connection for it.' };
   }
 
+  // `parsed`: the door's verdict when the caller has it already.
   function handle(req: IncomingMessage, res: ServerResponse, parsed: RequestHead | HeadRefusal = parseRequestHead(req)): void {
     const head = checkedHead(req, parsed);
     if (!isRefusal(head) && head.path === RELOAD_PATH) return toEndpoints(req, res, head);

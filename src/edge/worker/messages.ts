@@ -21,8 +21,9 @@ import type { StoredFile } from '../cache/disk-spool.js';
 import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 
 export type ToWorker =
-  | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string }
-  /** The private keys (PEM by certificate id) of the snapshot's certificates, opened by the primary; sent before the snapshot they serve. */
+  /** A snapshot to activate, with the private keys (PEM by certificate id) of its certificates the primary has. */
+  | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string; keys: CertificateKeys }
+  /** Keys of the active snapshot's certificates that arrived after it (the core could not deliver them at first). */
   | { t: 'certificate-keys'; keys: CertificateKeys }
   | { t: 'status'; status: AgentStatusView }
   | { t: 'probe'; observations: ProbeObservation[] }

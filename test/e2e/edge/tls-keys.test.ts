@@ -49,7 +49,7 @@ describe('cdn edge when a certificate key cannot be delivered', function () {
     expect(missing.ok).to.equal(false);
     if (!missing.ok) expect(missing.code).to.match(/ALERT/);
     const ready = await edge.waitReady();
-    expect(ready.tls).to.deep.equal({ names: 2, certificates_without_key: [brokenId] });
+    expect(ready.tls).to.deep.equal({ names: 2, certificates_without_key: [brokenId], certificates_unusable: [] });
     expect(ready.warnings).to.include('certificate_keys_missing');
   });
 

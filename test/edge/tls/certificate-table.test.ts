@@ -45,7 +45,7 @@ describe('the certificate table of a worker', function () {
     expect(table.lookup('www.a.test')).to.not.equal(undefined);
     expect(table.lookup('WWW.A.TEST')).to.equal(table.lookup('www.a.test'));
     expect(table.lookup('b.test'), 'b.test is another domain: a.test\'s certificate must not answer it').to.equal(undefined);
-    expect(table.status()).to.deep.equal({ names: 2, certificates_without_key: [b.id] });
+    expect(table.status()).to.deep.equal({ names: 2, certificates_without_key: [b.id], certificates_unusable: [] });
   });
 
   it('falls back to the wildcard one label up, and a newer certificate of the domain takes a name', () => {
@@ -73,5 +73,17 @@ describe('the certificate table of a worker', function () {
     expect(meetsMinimum('TLSv1.2', 'TLSv1.3')).to.equal(false);
     expect(meetsMinimum('TLSv1.3', 'TLSv1.2')).to.equal(true);
     expect(meetsMinimum(null, 'TLSv1.2')).to.equal(false);
+  });
+
+  it('leaves out a certificate whose key does not load, saying so, and serves the others', () => {
+    const a = certificate(broad, ['a.test']);
+    const b = certificate(other, ['b.test']);
+    const failures: string[] = [];
+    const table = new CertificateTable((id) => failures.push(id));
+    table.update(configOf(domain('a.test', [a]), domain('b.test', [b])), { [a.id]: broad.otherKey, [b.id]: other.leafKey });
+    expect(table.lookup('a.test')).to.equal(undefined);
+    expect(table.lookup('b.test')).to.not.equal(undefined);
+    expect(failures).to.deep.equal([a.id]);
+    expect(table.status()).to.deep.equal({ names: 1, certificates_without_key: [], certificates_unusable: [a.id] });
   });
 });
