@@ -33,7 +33,7 @@ async function storedChainCertificates(db: Db, domainId: string): Promise<string
 
 function handshake(target: Target, hostname: string, ca: string[], timeoutMs: number): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: target.address, port: target.port, servername: hostname, ca, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'], timeout: timeoutMs });
+    const socket = tls.connect({ host: target.address, port: target.port, servername: hostname, ca, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
     const timer = setTimeout(() => socket.destroy(new Error(`no TLS handshake within ${timeoutMs} ms`)), timeoutMs);
     socket.once('secureConnect', () => {
       clearTimeout(timer);
