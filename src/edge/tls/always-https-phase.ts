@@ -7,13 +7,15 @@ const ACME_CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 
 /**
  * always-https (request phase, right after host): a plain-HTTP request for a domain whose SSL
- * setting `always_https` is on is answered 301 to the same URL over https (default port),
+ * setting `always_https` is on (and its SSL mode not `off`) is answered 301 to the same URL over https (default port),
  * except ACME challenge paths. Handled: the redirect.
  */
 export const alwaysHttpsPhase: Phase = {
   name: 'always-https',
   run(ctx) {
-    if (ctx.scheme !== 'http' || ctx.domain?.snapshot.ssl.always_https !== true || ctx.path.startsWith(ACME_CHALLENGE_PREFIX)) return false;
+    if (ctx.scheme !== 'http') return false;
+    const ssl = ctx.domain?.snapshot.ssl;
+    if (ssl?.always_https !== true || ssl.mode === 'off' || ctx.path.startsWith(ACME_CHALLENGE_PREFIX)) return false;
     ctx.response = redirectResponse(301, httpsLocation(ctx));
     return true;
   },

@@ -51,7 +51,7 @@ export class CertificateTable {
   constructor(private readonly onUnusable: (certificateId: string, error: Error) => void = () => undefined) {}
 
   /**
-   * Rebuilds the name table: for every domain, each certificate whose key is known, under each of its
+   * Rebuilds the name table: for every domain whose SSL mode is not `off`, each certificate whose key is known, under each of its
    * names that is the apex or below it (a certificate never answers for another domain's names). A
    * later certificate of a domain takes a name from an earlier one (the snapshot lists them oldest
    * first); a name two domains claim stays with the first (snapshots are sorted by apex).
@@ -63,6 +63,8 @@ export class CertificateTable {
     const withoutKey: string[] = [];
     const unusable: string[] = [];
     for (const domain of config?.domainsById.values() ?? []) {
+      // SSL mode off: the domain is served over plain HTTP only.
+      if (domain.snapshot.ssl.mode === 'off') continue;
       const minVersion = minVersionOf(domain.snapshot.ssl.min_tls_version);
       for (const certificate of domain.snapshot.certificates ?? []) {
         const key = keys[certificate.id];

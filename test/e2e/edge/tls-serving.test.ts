@@ -194,6 +194,18 @@ describe('cdn edge serves TLS on CDN_EDGE_HTTPS_PORT', function () {
     }
   });
 
+  it('serves a domain whose SSL mode is off over plain HTTP only, without redirecting', async () => {
+    await core.patch(`/api/v1/domains/${com.id}/ssl/settings`, { mode: 'off' });
+    await republish();
+    expect((await edge.request('www.example.com', '/off')).status).to.equal(200);
+    const refused = await handshake({ port: tlsPort(), servername: 'www.example.com' });
+    expect(refused.ok).to.equal(false);
+    if (!refused.ok) expect(refused.code).to.match(ALERT);
+    await core.patch(`/api/v1/domains/${com.id}/ssl/settings`, { mode: 'full' });
+    await republish();
+    expect((await handshake({ port: tlsPort(), servername: 'www.example.com', ca: comChain.root })).ok).to.equal(true);
+  });
+
   it('never shows a private key in the snapshot, its history, the edge\'s disk or logs, or the API', async () => {
     const version = (await core.get('/api/v1/config/snapshots')).data[0].version;
     const texts: Record<string, string> = {

@@ -86,4 +86,12 @@ describe('the certificate table of a worker', function () {
     expect(failures).to.deep.equal([a.id]);
     expect(table.status()).to.deep.equal({ names: 1, certificates_without_key: [], certificates_unusable: [a.id] });
   });
+
+  it('serves no certificate of a domain whose SSL mode is off', () => {
+    const a = certificate(broad, ['a.test']);
+    const table = new CertificateTable();
+    table.update(configOf(domain('a.test', [a], { mode: 'off' })), { [a.id]: broad.leafKey });
+    expect(table.lookup('a.test')).to.equal(undefined);
+    expect(table.status().names).to.equal(0);
+  });
 });
