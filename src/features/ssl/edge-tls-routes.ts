@@ -35,7 +35,7 @@ export function edgeTlsRoutes(deps: AppDeps): Route[] {
       auth: 'edge',
       handler: async ({ db, query, headers, actor, log }) => {
         if (actor.type !== 'edge') throw new Error('edge route without an edge actor');
-        return { data: await keysForEdge(db, box, versionOf(query), { edgeId: actor.edgeId, tokenHash: bearerHash(headers) }, log) };
+        return { data: await keysForEdge(db, box, deps.activeVersion, versionOf(query), { edgeId: actor.edgeId, tokenHash: bearerHash(headers) }, log) };
       },
     },
   ];

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
-import { NotFoundError, UnavailableError } from '../../http/errors.js';
+import { ConflictError, NotFoundError, UnavailableError } from '../../http/errors.js';
+import type { ActiveVersion } from '../../publish/active-version.js';
 import { sealKeys, type CertificateKeys, type KeyEnvelope } from '../../shared/certificate-key-envelope.js';
 import type { ConfigSnapshot } from '../../shared/snapshot.js';
 import { privateKeyContext } from './key-storage.js';
@@ -14,12 +15,24 @@ async function certificateIdsOf(db: Db, version: number): Promise<string[]> {
   return snapshot.domains.flatMap((domain) => (domain.certificates ?? []).map((certificate) => certificate.id));
 }
 
+// An edge gets the keys of the snapshot it serves: the active version, or the one it last reported
+// serving (an edge restarted from its last-known-good copy). Never those of older versions'
+// certificates, which may be replaced but still valid.
+async function assertServedVersion(db: Db, activeVersion: ActiveVersion, version: number, edgeId: string): Promise<void> {
+  const active = await activeVersion.current();
+  if (version === active) return;
+  const node = await db.edgeNode.findUnique({ where: { edge_id: edgeId }, select: { config_version: true } });
+  if (node?.config_version === version) return;
+  throw new ConflictError('not a version this edge serves', 'version', `version ${version} is neither the active snapshot version (${active ?? 'none'}) nor the version edge ${edgeId} last reported serving`);
+}
+
 /**
  * The private keys of the certificates in snapshot `version` (the edge serves exactly those),
  * opened from their sealed storage and sealed again for the asking edge (certificate-key-envelope.ts).
  */
-export async function keysForEdge(db: Db, box: SecretBox | undefined, version: number, edge: { edgeId: string; tokenHash: string }, log: Logger): Promise<KeyEnvelope> {
+export async function keysForEdge(db: Db, box: SecretBox | undefined, activeVersion: ActiveVersion, version: number, edge: { edgeId: string; tokenHash: string }, log: Logger): Promise<KeyEnvelope> {
   const ids = await certificateIdsOf(db, version);
+  await assertServedVersion(db, activeVersion, version, edge.edgeId);
   const keys: CertificateKeys = {};
   if (ids.length > 0) {
     if (!box) throw new UnavailableError('ssl key storage is not configured', 'the core cannot open stored private keys: set CDN_SSL_SECRET_KEY');

@@ -67,4 +67,21 @@ describe('certificate keys delivered to edges', function () {
     expect(logs).to.not.match(/PRIVATE KEY/);
     expect(logs).to.not.include(chain.leafKey.split('\n')[1]);
   });
+
+  it('hands out the keys of an older version only to an edge that reported serving it', async () => {
+    const domain = await core.createDomain('later.example');
+    await core.post(`/api/v1/domains/${domain.id}/activate`, { override: true });
+    const newer = (await core.post('/api/v1/config/snapshots/rebuild', undefined)).data.version;
+    expect(newer).to.be.above(version);
+    const refused = await edgeGet(`${KEYS}?version=${version}`, 'edge-old');
+    expect(refused.status, refused.text).to.equal(409);
+    expect(JSON.parse(refused.text).field).to.equal('version');
+    const body = JSON.stringify({ edge_id: 'edge-old', config_version: version });
+    const headers = signedHeaders({ token: TOKEN, edgeId: 'edge-old', method: 'POST', pathWithQuery: '/api/v1/edge/heartbeat', body });
+    expect((await fetch(`${core.url}/api/v1/edge/heartbeat`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).status).to.equal(200);
+    const served = await edgeGet(`${KEYS}?version=${version}`, 'edge-old');
+    expect(served.status, served.text).to.equal(200);
+    expect(Object.keys(openKeys(JSON.parse(served.text).data, TOKEN, 'edge-old').keys)).to.deep.equal([certificateId]);
+    expect((await edgeGet(`${KEYS}?version=${newer}`, 'edge-new')).status).to.equal(200);
+  });
 });
