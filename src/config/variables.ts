@@ -22,7 +22,7 @@ export const VARIABLES = {
   bind: { env: 'CDN_BIND', kind: 'string', default: '127.0.0.1', description: 'Address every listener binds to. Use 0.0.0.0 to accept remote connections.' },
   corePort: { env: 'CDN_CORE_PORT', kind: 'int', min: 0, max: MAX_PORT, default: 8080, description: 'Port of the core REST API (0 picks a free port).' },
   edgeHttpPort: { env: 'CDN_EDGE_HTTP_PORT', kind: 'int', min: 0, max: MAX_PORT, default: 8081, description: 'Plain HTTP port of the edge proxy.' },
-  edgeHttpsPort: { env: 'CDN_EDGE_HTTPS_PORT', kind: 'int', min: 0, max: MAX_PORT, default: 8443, description: 'TLS port of the edge proxy.' },
+  edgeHttpsPort: { env: 'CDN_EDGE_HTTPS_PORT', kind: 'int', min: 0, max: MAX_PORT, default: 8443, description: 'TLS port of the edge proxy (certificates by SNI, docs/ssl.md); 0: no TLS listener.' },
   logLevel: { env: 'CDN_LOG_LEVEL', kind: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'Minimum level of the structured (pino) log lines written to stdout.' },
   autoMigrate: { env: 'CDN_AUTO_MIGRATE', kind: 'bool', default: true, description: 'Apply pending migrations at start. Production can set false and run `cdn migrate` after a backup.' },
   apiToken: { env: 'CDN_API_TOKEN', kind: 'string', secret: true, description: 'Bearer token accepted on every control-plane endpoint. When unset, control-plane endpoints need no bearer.' },

@@ -16,6 +16,7 @@ import { operationsRoutes } from '../features/operations/routes.js';
 import { exportRoutes } from '../features/export/routes.js';
 import { gitopsRoutes } from '../features/gitops/routes.js';
 import { sslRoutes } from '../features/ssl/routes.js';
+import { edgeTlsRoutes } from '../features/ssl/edge-tls-routes.js';
 import { edgeRoutes } from '../features/edges/routes.js';
 import { snapshotRoutes } from '../features/snapshots/routes.js';
 import { collectorRoutes } from '../features/collector/routes.js';
@@ -34,6 +35,7 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...settingsRoutes(deps),
     ...cacheRoutes(deps),
     ...sslRoutes(deps),
+    ...edgeTlsRoutes(deps),
     ...analyticsRoutes(),
     ...securityRoutes(),
     ...operationsRoutes(deps),

@@ -16,11 +16,12 @@ export class TestCore {
     readonly databaseUrl: string,
   ) {}
 
-  static async start(env: Record<string, string> = {}): Promise<TestCore> {
+  /** `logger`: where the core logs (nowhere by default). */
+  static async start(env: Record<string, string> = {}, logger = pino({ level: 'silent' })): Promise<TestCore> {
     const databaseUrl = await createTestDatabase();
     // The background publisher is off unless a suite turns it on, so suites that inspect the dirty state stay deterministic.
     const config = loadConfig({ CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'silent', CDN_PUBLISH_ENABLED: 'false', DATABASE_URL: databaseUrl, ...env });
-    const core = await startCore(config, pino({ level: 'silent' }));
+    const core = await startCore(config, logger);
     return new TestCore(core, databaseUrl);
   }
 

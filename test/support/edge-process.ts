@@ -18,6 +18,8 @@ export class EdgeProcess {
   private constructor(
     readonly child: ChildProcess,
     readonly port: number,
+    /** The TLS listener's port (CDN_EDGE_HTTPS_PORT): a free one unless the caller's env sets it. */
+    readonly httpsPort: number,
     readonly dataDir: string,
     private readonly ownDataDir: boolean,
   ) {
@@ -27,6 +29,7 @@ export class EdgeProcess {
 
   static async start(options: EdgeProcessOptions): Promise<EdgeProcess> {
     const port = await freePort();
+    const httpsPort = options.env?.CDN_EDGE_HTTPS_PORT === undefined ? await freePort() : Number(options.env.CDN_EDGE_HTTPS_PORT);
     const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'cdn-edge-')));
     const child = spawn(process.execPath, [CDN_BIN, 'edge'], {
       env: {
@@ -38,13 +41,14 @@ export class EdgeProcess {
         CDN_EDGE_ID: options.edgeId ?? 'test-edge',
         CDN_EDGE_WORKERS: String(options.workers ?? 2),
         CDN_EDGE_HTTP_PORT: String(port),
+        CDN_EDGE_HTTPS_PORT: String(httpsPort),
         CDN_EDGE_DATA_DIR: dataDir,
         CDN_EDGE_HEARTBEAT_SECONDS: '1',
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const edge = new EdgeProcess(child, port, dataDir, options.dataDir === undefined);
+    const edge = new EdgeProcess(child, port, httpsPort, dataDir, options.dataDir === undefined);
     if (options.waitReady !== false) await edge.waitReady();
     return edge;
   }

@@ -129,6 +129,7 @@ export function validBodies(fixtures: SweepFixtures): Record<string, unknown> {
     'settings-group-patch': { top_paths: 10, default_bucket: 'hour' },
     'settings-validate': { analytics: { top_paths: 10 }, dns: { default_ttl: 300 } },
     'snapshot-diff': { from_version: fixtures.snapshotVersion, to_version: fixtures.snapshotVersion },
+    'ssl-check': { hostname: fixtures.domain },
     'ssl-manual-certificate': { certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', private_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n', chain: '', hostnames: [fixtures.domain] },
     'ssl-certificate-request': { hostnames: [fixtures.domain], challenge: 'dns-01' },
     'ssl-settings-create': { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: true, hsts_max_age: 100 },

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/load.js';
 import { hasControlCharacter } from '../../shared/control-characters.js';
 import { BoundedQueue } from './bounded-queue.js';
+import { CertificateKeyStore } from './certificate-key-store.js';
+import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 import { ConfigSync, type ConfigSyncStatus, type PullOutcome, type SnapshotSource } from './config-sync.js';
 import { createCoreClient, oneLine, type CoreClient } from './core-client.js';
 import { EdgeHeartbeat, type HeartbeatStatus, type PurgeFailure } from './heartbeat.js';
@@ -31,6 +33,7 @@ type AgentConfig = Pick<
   | 'edgeHeartbeatSeconds'
   | 'edgeRegion'
   | 'edgePublicIp'
+  | 'edgeHttpsPort'
 >;
 
 export type EdgeAgentOptions = {
@@ -85,6 +88,7 @@ export class EdgeAgent extends EventEmitter {
   readonly edgeId: string;
   private readonly client: CoreClient;
   private readonly sync: ConfigSync;
+  private readonly certificateKeys: CertificateKeyStore;
   private readonly heartbeat: EdgeHeartbeat;
   private readonly queues: { usage: BoundedQueue<UsageEvent>; security: BoundedQueue<SecurityEvent>; originHealth: BoundedQueue<OriginObservation> };
   private readonly shippers: TelemetryShipper<unknown>[];
@@ -102,13 +106,14 @@ export class EdgeAgent extends EventEmitter {
     this.client = createCoreClient({ coreUrl: config.edgeCoreUrl, edgeId: this.edgeId, token: config.edgeToken, timeoutMs: options.timeoutMs });
     this.sync = new ConfigSync({ client: this.client, dataDir: config.edgeDataDir, maxBytes: config.edgeConfigMaxBytes, refreshSeconds: config.edgeConfigRefreshSeconds, logger });
     this.sync.on('snapshot', (pulled, source) => this.emit('snapshot', pulled, source));
+    this.certificateKeys = new CertificateKeyStore({ client: this.client, token: config.edgeToken, dataDir: config.edgeDataDir, logger });
     const version = options.version ?? edgeSoftwareVersion();
     const healthy = options.healthy ?? (() => this.sync.current() !== undefined);
     this.heartbeat = new EdgeHeartbeat({
       client: this.client,
       edgeId: this.edgeId,
       intervalSeconds: config.edgeHeartbeatSeconds,
-      info: () => ({ hostname, publicIp: config.edgePublicIp, region: config.edgeRegion, version, healthy: healthy(), configVersion: this.sync.current()?.version ?? null, purgeAcks: [...this.pendingAcks], purgeFailures: this.pendingFailureList() }),
+      info: () => ({ hostname, publicIp: config.edgePublicIp, httpsPort: config.edgeHttpsPort, region: config.edgeRegion, version, healthy: healthy(), configVersion: this.sync.current()?.version ?? null, purgeAcks: [...this.pendingAcks], purgeFailures: this.pendingFailureList() }),
       onAcknowledged: (acks, failures) => this.forgetPurgeResults(acks, failures),
       logger,
     });
@@ -126,6 +131,7 @@ export class EdgeAgent extends EventEmitter {
   /** Activates the last-known-good snapshot from disk (emitting 'snapshot'), then starts every loop; resolves after the disk step. */
   async start(): Promise<void> {
     await this.restoreSpool();
+    await this.certificateKeys.load();
     await this.sync.start();
     this.heartbeat.start();
     for (const shipper of this.shippers) shipper.start();
@@ -152,6 +158,11 @@ export class EdgeAgent extends EventEmitter {
   /** Pulls the config now (what /__cdn_reload_config runs). */
   pullNow(): Promise<PullOutcome> {
     return this.sync.pullNow();
+  }
+
+  /** The private keys of the certificates in `pulled` (certificate-key-store.ts); `complete` false when some could not be had. */
+  keysFor(pulled: PulledSnapshot): Promise<{ keys: CertificateKeys; complete: boolean }> {
+    return this.certificateKeys.keysFor(pulled);
   }
 
   /** The active snapshot, if any. */

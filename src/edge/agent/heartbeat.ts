@@ -13,6 +13,8 @@ export type PurgeFailure = { id: string; error: string };
 export type HeartbeatInfo = {
   hostname: string;
   publicIp?: string;
+  /** The TLS listener's port (CDN_EDGE_HTTPS_PORT), for the core's certificate check; none when 0. */
+  httpsPort?: number;
   region?: string;
   version: string;
   healthy: boolean;
@@ -51,6 +53,7 @@ export function registerFields(edgeId: string, info: HeartbeatInfo): Record<stri
   const hostname = text(info.hostname, 253);
   if (hostname) fields.hostname = hostname;
   if (info.publicIp && isIP(info.publicIp) !== 0) fields.public_ip = info.publicIp;
+  if (info.httpsPort && Number.isInteger(info.httpsPort) && info.httpsPort > 0 && info.httpsPort <= 65535) fields.https_port = info.httpsPort;
   const region = text(info.region?.trim(), 64);
   if (region) fields.region = region;
   const version = text(info.version, 64);

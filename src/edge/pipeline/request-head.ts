@@ -39,6 +39,11 @@ const PROXY_CLAIMS = [
   'x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-http-method', 'x-method-override', 'x-real-ip', 'true-client-ip', 'x-client-ip',
 ];
 
+/** How the client reached the edge: `https` on the TLS listener's connections (one property read), else `http`. */
+export function schemeOf(req: IncomingMessage): 'http' | 'https' {
+  return (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
+}
+
 /** True when `value` is a refusal rather than a parsed head. */
 export function isRefusal(value: RequestHead | HeadRefusal): value is HeadRefusal {
   return 'status' in value;

@@ -19,6 +19,8 @@ const EVICT_INTERVAL_MS = 5000;
 const RESPAWN_DELAY_MS = 1000;
 /** How long shutdown waits for the workers' last telemetry (their own drain takes at most 2 s). */
 const DRAIN_WAIT_MS = 3000;
+/** How often keys the core could not deliver are asked for again. */
+const KEYS_RETRY_MS = 5000;
 
 type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSnapshot };
 
@@ -77,10 +79,26 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
       }
     }
     purges.expect(pulled.version, acks, failures);
-    const message: Current['message'] = { t: 'snapshot', version: pulled.version, checksum: pulled.checksum, createdAt: pulled.createdAt, json: pulled.bytes.toString('utf8') };
+    // The keys travel with their snapshot: a worker swaps certificates and config at once.
+    const { keys, complete } = await agent.keysFor(pulled);
+    const message: Current['message'] = { t: 'snapshot', version: pulled.version, checksum: pulled.checksum, createdAt: pulled.createdAt, json: pulled.bytes.toString('utf8'), keys };
     current = { message, pulled };
     prober.update(pulled.snapshot.domains);
     broadcast(message);
+    if (!complete) retryKeysLater(pulled);
+  }
+
+  // Until the core delivers every key of the active snapshot (its names fail their handshakes meanwhile).
+  function retryKeysLater(pulled: PulledSnapshot): void {
+    setTimeout(() => {
+      if (stopping || current?.pulled !== pulled) return;
+      void agent.keysFor(pulled).then(({ keys, complete }) => {
+        if (current?.pulled !== pulled) return;
+        current.message = { ...current.message, keys };
+        broadcast({ t: 'certificate-keys', keys });
+        if (!complete) retryKeysLater(pulled);
+      });
+    }, KEYS_RETRY_MS).unref();
   }
 
   async function settlePurges(): Promise<void> {

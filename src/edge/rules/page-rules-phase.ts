@@ -8,7 +8,8 @@ import { redirectResponse } from './redirect-response.js';
 type Forwarding = { url: string; status_code?: number };
 type PageRuleSettings = PageSettings & { forwarding_url?: Forwarding };
 
-function httpsLocation(ctx: RequestContext): string {
+/** The same URL over https on the default port. */
+export function httpsLocation(ctx: RequestContext): string {
   return `https://${ctx.host}${encodeForLocation(ctx.path)}${ctx.query ? `?${encodeForLocation(ctx.query)}` : ''}`;
 }
 

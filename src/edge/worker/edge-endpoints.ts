@@ -1,4 +1,5 @@
 import express, { type Request, type Response } from 'express';
+import type { TlsStatus } from '../tls/certificate-table.js';
 import type { ActiveConfig } from '../config/active-config.js';
 import type { AgentStatusView } from './messages.js';
 
@@ -8,6 +9,8 @@ export type EdgeEndpointState = {
   requestId(): string;
   active(): ActiveConfig | undefined;
   agent(): AgentStatusView | undefined;
+  /** The worker's certificates (names served, certificates whose key has not arrived). */
+  tls?(): TlsStatus;
   /** Asks the primary for an immediate config pull; resolves with its outcome. */
   reload(): Promise<Record<string, unknown>>;
 };
@@ -58,7 +61,8 @@ function statusBody(state: EdgeEndpointState) {
   const config = configView(active, agent, Date.now());
   const telemetry = agent?.telemetry ?? {};
   const drops = Object.values(telemetry).reduce((sum, queue) => sum + (Number(queue.drops) || 0), 0);
-  const warnings = [...(config.stale ? ['config_stale'] : []), ...(drops > 0 ? ['telemetry_dropping'] : [])];
+  const tls = state.tls?.() ?? null;
+  const warnings = [...(config.stale ? ['config_stale'] : []), ...(drops > 0 ? ['telemetry_dropping'] : []), ...(tls?.certificates_without_key.length || tls?.certificates_unusable.length ? ['certificate_keys_missing'] : [])];
   return {
     ready: active !== undefined,
     edge_id: agent?.edge_id ?? null,
@@ -68,6 +72,7 @@ function statusBody(state: EdgeEndpointState) {
     heartbeat: agent?.heartbeat ?? null,
     purges: agent?.purges ?? null,
     workers: agent?.workers ?? null,
+    tls,
     warnings,
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/load.js';
@@ -12,10 +12,14 @@ import { rawResponseHead } from '../pipeline/raw-head.js';
 import { createEdgeEndpoints } from './edge-endpoints.js';
 import type { AgentStatusView, ToPrimary, ToWorker } from './messages.js';
 import { buildWorkerPipeline } from './pipeline-assembly.js';
-import { ALLOWED_METHODS, dropClientClaims, isRefusal, parseRequestHead, type HeadRefusal, type RequestHead } from '../pipeline/request-head.js';
+import { ALLOWED_METHODS, dropClientClaims, isRefusal, parseRequestHead, schemeOf, type HeadRefusal, type RequestHead } from '../pipeline/request-head.js';
 import { hasRequestBody } from '../origin/forward-headers.js';
 import { TelemetryBuffer } from './telemetry-buffer.js';
 import { InvalidationBatch } from '../cache/invalidation-batch.js';
+import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
+import { CertificateTable } from '../tls/certificate-table.js';
+import { createTlsServer, misdirected } from '../tls/tls-server.js';
+import type { TLSSocket } from 'node:tls';
 
 const EDGE_PATHS = new Set(['/health', '/ready']);
 const RELOAD_PATH = '/__cdn_reload_config';
@@ -55,6 +59,8 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
   };
   let active: ActiveConfig | undefined;
+  let certificateKeys: CertificateKeys = {};
+  const certificates = new CertificateTable((id, error) => logger.error({ certificate: id, err: error }, 'a delivered certificate cannot be served'));
   let agentStatus: AgentStatusView | undefined;
   const reloads = new Map<number, (result: Record<string, unknown>) => void>();
   let reloadIds = 0;
@@ -67,6 +73,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     requestId: nextId,
     active: () => active,
     agent: () => agentStatus,
+    tls: () => certificates.status(),
     reload: () =>
       new Promise((resolve) => {
         const id = ++reloadIds;
@@ -82,6 +89,8 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
       const snapshot = JSON.parse(message.json) as ConfigSnapshot;
       const next = compileActiveConfig(snapshot, message.version, message.checksum);
       const purgeIds = pipeline.onConfig(next, active === undefined);
+      certificateKeys = message.keys;
+      certificates.update(next, certificateKeys);
       active = next;
       send({ t: 'activated', version: next.version, purgeIds });
       logger.info({ version: next.version, domains: next.domainsById.size }, 'config activated');
@@ -95,6 +104,9 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     switch (message.t) {
       case 'snapshot':
         return activate(message);
+      case 'certificate-keys':
+        certificateKeys = message.keys;
+        return certificates.update(active, certificateKeys);
       case 'status':
         agentStatus = message.status;
         telemetry.setRoom(roomPerWorker(message.status, config.edgeTelemetryQueueMaxItems, workers));
@@ -116,7 +128,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
 
   function contextOf(req: IncomingMessage, res: ServerResponse, config: ActiveConfig, head: RequestHead | HeadRefusal): RequestContext {
     const peer = canonicalIp(req.socket.remoteAddress ?? '') ?? req.socket.remoteAddress ?? '';
-    const ctx = new RequestContext(req, res, { config, requestId: nextId(), clientIp: pipeline.clientIp(req, peer), scheme: 'http' });
+    const ctx = new RequestContext(req, res, { config, requestId: nextId(), clientIp: pipeline.clientIp(req, peer), scheme: schemeOf(req) });
     if (isRefusal(head)) return ctx;
     ctx.host = head.host;
     ctx.path = head.path;
@@ -142,8 +154,15 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     res.writeHead(503, { ...headers, 'retry-after': '5' }).end('This CDN edge has no configuration yet.\n');
   }
 
-  // `head`: the door's verdict when the caller has it already.
-  function handle(req: IncomingMessage, res: ServerResponse, head: RequestHead | HeadRefusal = parseRequestHead(req)): void {
+  // Over TLS, a host the connection's certificate does not cover is refused (tls-server.ts, misdirected).
+  function checkedHead(req: IncomingMessage, head: RequestHead | HeadRefusal): RequestHead | HeadRefusal {
+    if (isRefusal(head) || (req.socket as TLSSocket).encrypted !== true || !misdirected(certificates, req.socket as TLSSocket, head.host)) return head;
+    return { status: 421, detail: 'The certificate of this connection does not cover this host: open a new connection for it.' };
+  }
+
+  // `parsed`: the door's verdict when the caller has it already.
+  function handle(req: IncomingMessage, res: ServerResponse, parsed: RequestHead | HeadRefusal = parseRequestHead(req)): void {
+    const head = checkedHead(req, parsed);
     if (!isRefusal(head) && head.path === RELOAD_PATH) return toEndpoints(req, res, head);
     if (!active) return answerWithoutConfig(req, res, head);
     const ctx = contextOf(req, res, active, head);
@@ -167,50 +186,63 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     handle(req, res, hasRequestBody(req.headers) ? { status: 400, detail: 'An Upgrade request with a body is not accepted.' } : head);
   }
 
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65000, headersTimeout: 20000, requestTimeout: 0 }, handle);
-  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    // The server's own error handling leaves the socket with the upgrade: a client reset must not kill the worker.
-    socket.on('error', () => socket.destroy());
-    const parsed = active && isWebSocketHandshake(req) ? parseRequestHead(req) : undefined;
-    if (!active || parsed === undefined || isRefusal(parsed)) return answerOnSocket(req, socket, parsed);
-    pipeline.upgrade(contextOf(req, new http.ServerResponse(req), active, parsed), socket, head);
-  });
-  // CONNECT would make the edge an open tunnel: refused, and the connection closed.
-  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    socket.on('error', () => socket.destroy());
-    socket.end(rawAnswer(405, { allow: ALLOWED_METHODS }));
-  });
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
-    if (!socket.writable) return socket.destroy();
-    if (error.code === 'HPE_HEADER_OVERFLOW') return void socket.end(rawAnswer(431));
-    if (error.code === 'HPE_INVALID_METHOD' && UNKNOWN_METHOD_LINE.test(error.rawPacket?.toString('latin1', 0, 8192) ?? '')) {
-      return void socket.end(rawAnswer(405, { allow: ALLOWED_METHODS }));
-    }
-    socket.end(rawAnswer(400));
-  });
+  const serverOptions = { maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65000, headersTimeout: 20000, requestTimeout: 0 };
+  const servers: Server[] = [http.createServer(serverOptions, handle)];
+  // Port 0: no TLS listener.
+  if (config.edgeHttpsPort > 0) servers.push(createTlsServer(certificates, serverOptions, handle));
+  for (const server of servers) serve(server);
+
+  // Both listeners answer alike: the scheme is the only difference (schemeOf).
+  function serve(server: Server): void {
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      // The server's own error handling leaves the socket with the upgrade: a client reset must not kill the worker.
+      socket.on('error', () => socket.destroy());
+      const parsed = active && isWebSocketHandshake(req) ? checkedHead(req, parseRequestHead(req)) : undefined;
+      if (!active || parsed === undefined || isRefusal(parsed)) return answerOnSocket(req, socket, parsed);
+      pipeline.upgrade(contextOf(req, new http.ServerResponse(req), active, parsed), socket, head);
+    });
+    // CONNECT would make the edge an open tunnel: refused, and the connection closed.
+    server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+      socket.on('error', () => socket.destroy());
+      socket.end(rawAnswer(405, { allow: ALLOWED_METHODS }));
+    });
+    server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
+      if (!socket.writable) return socket.destroy();
+      if (error.code === 'HPE_HEADER_OVERFLOW') return void socket.end(rawAnswer(431));
+      if (error.code === 'HPE_INVALID_METHOD' && UNKNOWN_METHOD_LINE.test(error.rawPacket?.toString('latin1', 0, 8192) ?? '')) {
+        return void socket.end(rawAnswer(405, { allow: ALLOWED_METHODS }));
+      }
+      socket.end(rawAnswer(400));
+    });
+  }
   // An answer written before any request object exists, carrying a request id like every other.
   function rawAnswer(status: number, headers: Record<string, string> = {}): Buffer {
     return rawResponseHead(status, { ...headers, 'x-request-id': nextId(), 'cache-control': 'no-store', connection: 'close', 'content-length': '0' });
   }
-  await new Promise<void>((resolve) => server.listen(config.edgeHttpPort, config.bind, resolve));
+  const ports = [config.edgeHttpPort, config.edgeHttpsPort];
+  await Promise.all(servers.map((server, index) => new Promise<void>((resolve) => server.listen(ports[index], config.bind, resolve))));
   // Messages sent before the handler above existed would be lost: the primary sends the snapshot on this.
   send({ t: 'listening' });
 
   // Stops taking requests, lets those in flight finish (at most DRAIN_MS), then sends the telemetry they made.
   let draining: Promise<void> | undefined;
   function drain(): Promise<void> {
-    draining ??= new Promise<void>((resolve) => {
+    draining ??= Promise.all(servers.map(closeGracefully)).then(() => {
+      invalidations.flush();
+      telemetry.flush();
+    });
+    return draining;
+  }
+
+  function closeGracefully(server: Server): Promise<void> {
+    return new Promise<void>((resolve) => {
       const closeAll = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
       server.close(() => {
         clearTimeout(closeAll);
         resolve();
       });
       server.closeIdleConnections();
-    }).then(() => {
-      invalidations.flush();
-      telemetry.flush();
     });
-    return draining;
   }
 
   // Shutdown is the primary's to run (it drains every worker, then stops the agent); alone, a worker drains itself.

@@ -18,9 +18,13 @@ import type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/tele
 import type { OriginObservation as ProbeObservation } from '../origin/observation.js';
 import type { Invalidation } from '../cache/invalidation-log.js';
 import type { StoredFile } from '../cache/disk-spool.js';
+import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 
 export type ToWorker =
-  | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string }
+  /** A snapshot to activate, with the private keys (PEM by certificate id) of its certificates the primary has. */
+  | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string; keys: CertificateKeys }
+  /** Keys of the active snapshot's certificates that arrived after it (the core could not deliver them at first). */
+  | { t: 'certificate-keys'; keys: CertificateKeys }
   | { t: 'status'; status: AgentStatusView }
   | { t: 'probe'; observations: ProbeObservation[] }
   | { t: 'reload-result'; id: number; result: Record<string, unknown> }

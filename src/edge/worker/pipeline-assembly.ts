@@ -41,6 +41,8 @@ import { ipRulesPhase } from '../security/ip-rules-phase.js';
 import { rateLimitPhase } from '../security/rate-limit-phase.js';
 import { wafPhase } from '../security/waf-phase.js';
 import type { OriginObservation } from '../origin/observation.js';
+import { alwaysHttpsPhase } from '../tls/always-https-phase.js';
+import { hstsPhase } from '../tls/hsts-phase.js';
 import type { TelemetryBuffer } from './telemetry-buffer.js';
 
 /** What a worker's request handling is made of, built once per worker. */
@@ -107,8 +109,8 @@ export async function buildWorkerPipeline({ config, logger, telemetry, notifyInv
   const challenge = challengePhase({ secret: config.edgeClearanceSecret!, ttlSeconds: config.edgeClearanceTtlSeconds });
   const log = createLogPhase(telemetry);
   const security = [ipRulesPhase, wafPhase, rateLimitPhase(), challenge];
-  const beforeOrigin = [hostPhase, loopPhase(cdnLoop), country.phase, factsPhase, pageRulesPhase, redirectsPhase, ...security, requestHeaderRulesPhase];
-  const responsePhases = [cacheHeaderPhase, invalidate, headerRulesPhase, hygienePhase];
+  const beforeOrigin = [hostPhase, alwaysHttpsPhase, loopPhase(cdnLoop), country.phase, factsPhase, pageRulesPhase, redirectsPhase, ...security, requestHeaderRulesPhase];
+  const responsePhases = [cacheHeaderPhase, invalidate, hstsPhase, headerRulesPhase, hygienePhase];
   const main = new PipelineRunner([...beforeOrigin, cache, originPhase(fetcher)], responsePhases, log, logger);
   // The challenge answer (POST /__cdn/challenge) is the edge's, whatever the host's rules say.
   const challengeAnswer = new PipelineRunner([hostPhase, country.phase, factsPhase, challenge], [hygienePhase], log, logger);

@@ -9,7 +9,7 @@ import { anycastAddresses } from '../settings/anycast.js';
 import { groupValues } from '../settings/store.js';
 import { transaction } from '../../db/sql.js';
 
-export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
+export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; https_port?: number; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
 type NodeRow = Awaited<ReturnType<Db['edgeNode']['findFirstOrThrow']>>;
 
 /** In the shared pool: enabled, reported healthy, and a heartbeat within the freshness window. */
@@ -32,7 +32,7 @@ function serializeNode(node: NodeRow, freshSeconds: number, now: Date) {
 
 function reportedFields(report: EdgeReport) {
   const fields: Record<string, unknown> = {};
-  for (const key of ['hostname', 'public_ip', 'region', 'country', 'version'] as const) if (report[key] !== undefined) fields[key] = report[key];
+  for (const key of ['hostname', 'public_ip', 'https_port', 'region', 'country', 'version'] as const) if (report[key] !== undefined) fields[key] = report[key];
   return fields;
 }
 

@@ -27,6 +27,8 @@ describe('edge agent: edge id and heartbeat bodies', () => {
     expect(registerFields('edge-1', { ...INFO, publicIp: '', region: '  ' })).to.deep.equal({ edge_id: 'edge-1', hostname: 'edge-1.example', version: '0.1.0' });
     expect(registerFields('edge-1', { ...INFO, publicIp: 'not-an-ip', region: 'eu\ncentral' })).to.deep.equal({ edge_id: 'edge-1', hostname: 'edge-1.example', version: '0.1.0' });
     expect(registerFields('edge-1', { ...INFO, publicIp: '2001:db8::1', region: 'eu-central' })).to.include({ public_ip: '2001:db8::1', region: 'eu-central' });
+    expect(registerFields('edge-1', { ...INFO, httpsPort: 0 })).to.not.have.property('https_port');
+    expect(registerFields('edge-1', { ...INFO, httpsPort: 8443 })).to.include({ https_port: 8443 });
   });
 
   it('reports each purge ack once and at most 1000 of each kind, leaving the lists out when empty', () => {
@@ -97,13 +99,13 @@ describe('edge agent: the whole agent against a real core', () => {
       const found = (await core.get('/api/v1/edge/nodes')).data.find((item: Json) => item.edge_id === 'edge-agent-1');
       return found?.config_version ? found : undefined;
     });
-    expect(node).to.include({ hostname: 'edge-agent-1.example', region: 'eu-central', public_ip: '203.0.113.9', health_status: 'healthy', config_version: snapshots[0], in_pool: true });
+    expect(node).to.include({ hostname: 'edge-agent-1.example', region: 'eu-central', public_ip: '203.0.113.9', https_port: 8443, health_status: 'healthy', config_version: snapshots[0], in_pool: true });
     const status = agent.status();
     expect(status.edge_id).to.equal('edge-agent-1');
     expect(status.config).to.include({ version: snapshots[0], source: 'core' });
     expect(status.heartbeat).to.include({ registered: true, consecutive_failures: 0, in_pool: true });
     expect(Object.keys(status.telemetry)).to.deep.equal(['usage', 'security', 'origin_health']);
-    expect(proxy.to('/api/v1/edge/register')[0].body).to.deep.equal({ edge_id: 'edge-agent-1', hostname: 'edge-agent-1.example', public_ip: '203.0.113.9', region: 'eu-central', version: '0.1.0' });
+    expect(proxy.to('/api/v1/edge/register')[0].body).to.deep.equal({ edge_id: 'edge-agent-1', hostname: 'edge-agent-1.example', public_ip: '203.0.113.9', https_port: 8443, region: 'eu-central', version: '0.1.0' });
   });
 
   it('carries purge acknowledgements on a heartbeat until the core accepted one, then forgets them', async () => {

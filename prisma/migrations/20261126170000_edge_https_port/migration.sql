@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "edge_nodes" ADD COLUMN     "https_port" INTEGER;
