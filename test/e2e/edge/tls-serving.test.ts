@@ -165,8 +165,10 @@ describe('cdn edge serves TLS on CDN_EDGE_HTTPS_PORT', function () {
     expect(plain.status).to.equal(301);
     expect(plain.headers.location).to.equal('https://www.example.com/page?a=1');
     expect(plain.headers).to.not.have.property('strict-transport-security');
+    // The edge answers challenge paths itself over plain HTTP (docs/ssl.md, HTTP-01): no redirect, and an unknown token is 404.
     const challenge = await edge.request('www.example.com', '/.well-known/acme-challenge/token-1');
-    expect(challenge.status).to.equal(200);
+    expect(challenge.status).to.equal(404);
+    expect(challenge.headers).to.not.have.property('location');
     expect(challenge.headers).to.not.have.property('strict-transport-security');
     const secure = await httpsRequest({ port: tlsPort(), host: 'www.example.com', path: '/page', ca: comChain.root });
     expect(secure.status).to.equal(200);
