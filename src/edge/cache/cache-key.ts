@@ -67,12 +67,13 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string {
 }
 
 /**
- * The key of a request: domain id, host, path and query (per the query mode),
+ * The key of a request: domain id, scheme, host, path and query (per the query mode),
  * plus the request headers, cookies and country a matching cache rule names.
- * GET and HEAD share keys; the scheme is not part of it.
+ * GET and HEAD share keys. The scheme is part of it, as in nginx's default key: an origin that
+ * answers http with a cacheable redirect to https, without Vary, must not have it served over https.
  */
 export function cacheKey(ctx: RequestContext, rule: CacheRule | undefined): string {
-  let key = `${ctx.domain?.id ?? ''}\n${ctx.host}\n${bounded(ctx.path)}\n${bounded(keyQuery(ctx, rule))}`;
+  let key = `${ctx.domain?.id ?? ''}\n${ctx.scheme}\n${ctx.host}\n${bounded(ctx.path)}\n${bounded(keyQuery(ctx, rule))}`;
   const spec = rule?.cache_key;
   if (!spec) return key;
   for (const name of spec.headers ?? []) key += `\nh:${name}=${bounded(headerValue(ctx.req.headers, name.toLowerCase()))}`;

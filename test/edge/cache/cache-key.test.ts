@@ -9,21 +9,22 @@ const rule = (cache_key: CacheRule['cache_key']): CacheRule => ({ id: 'r', name:
 describe('edge cache key', () => {
   const config = configWith();
 
-  it('keys on domain id, host, path and the query as sent by default', () => {
+  it('keys on domain id, scheme, host, path and the query as sent by default', () => {
     const key = cacheKey(contextFor(config, 'http://www.example.com/a/b?z=1&a=2'), undefined);
-    expect(key).to.equal('dom-1\nwww.example.com\n/a/b\nz=1&a=2');
+    expect(key).to.equal('dom-1\nhttp\nwww.example.com\n/a/b\nz=1&a=2');
   });
 
-  it('shares keys between GET and HEAD and between http and https', () => {
+  it('shares keys between GET and HEAD, and keeps http and https apart', () => {
     const get = cacheKey(contextFor(config, 'http://example.com/x?q=1'), undefined);
-    expect(cacheKey(contextFor(config, 'https://example.com/x?q=1', { method: 'HEAD', scheme: 'https' }), undefined)).to.equal(get);
+    expect(cacheKey(contextFor(config, 'http://example.com/x?q=1', { method: 'HEAD' }), undefined)).to.equal(get);
+    expect(cacheKey(contextFor(config, 'https://example.com/x?q=1', { scheme: 'https' }), undefined)).to.not.equal(get);
   });
 
   it('sorts the parameters in sort mode and leaves them out in ignore mode', () => {
     const sorted = configWith({ cache: { query_string_mode: 'sort' } });
     expect(cacheKey(contextFor(sorted, 'http://example.com/x?b=2&a=1'), undefined)).to.equal(cacheKey(contextFor(sorted, 'http://example.com/x?a=1&b=2'), undefined));
     const ignored = configWith({ cache: { query_string_mode: 'ignore' } });
-    expect(cacheKey(contextFor(ignored, 'http://example.com/x?b=2'), undefined)).to.equal('dom-1\nexample.com\n/x\n');
+    expect(cacheKey(contextFor(ignored, 'http://example.com/x?b=2'), undefined)).to.equal('dom-1\nhttp\nexample.com\n/x\n');
   });
 
   it('keeps only the named parameters of an include rule and drops those of an exclude rule', () => {
@@ -34,13 +35,13 @@ describe('edge cache key', () => {
   });
 
   it('ignores the query when a page rule sets cache level basic', () => {
-    expect(cacheKey(contextFor(config, 'http://example.com/x?v=1', { page: { cache_level: 'basic' } }), undefined)).to.equal('dom-1\nexample.com\n/x\n');
+    expect(cacheKey(contextFor(config, 'http://example.com/x?v=1', { page: { cache_level: 'basic' } }), undefined)).to.equal('dom-1\nhttp\nexample.com\n/x\n');
   });
 
   it('adds the headers, cookies and country a rule names', () => {
     const spec = rule({ headers: ['X-Device'], cookies: ['lang'], country: true });
     const de = contextFor(config, 'http://example.com/', { headers: { 'x-device': 'mobile', cookie: 'lang=de; other=1' }, country: 'DE' });
-    expect(cacheKey(de, spec)).to.equal('dom-1\nexample.com\n/\n\nh:X-Device=mobile\nc:lang=de\ncountry=DE');
+    expect(cacheKey(de, spec)).to.equal('dom-1\nhttp\nexample.com\n/\n\nh:X-Device=mobile\nc:lang=de\ncountry=DE');
     const fr = contextFor(config, 'http://example.com/', { headers: { 'x-device': 'mobile', cookie: 'lang=de' }, country: 'FR' });
     expect(cacheKey(fr, spec)).to.not.equal(cacheKey(de, spec));
   });

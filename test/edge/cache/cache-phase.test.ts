@@ -109,6 +109,21 @@ describe('edge cache phase', () => {
     expect(origin.requests).to.equal(2);
   });
 
+  it('never serves over https the redirect an origin answered for http without Vary', async () => {
+    origin.handle((req, res) => {
+      const secure = req.headers['x-forwarded-proto'] === 'https';
+      res.writeHead(secure ? 200 : 301, { 'cache-control': 'max-age=3600', ...(secure ? {} : { location: 'https://www.example.com/page' }) });
+      res.end(secure ? 'secure' : 'moved');
+    });
+    const phase = phaseWith({ fetchOrigin: proxyTo(() => origin.port, forwardedHeaders) });
+    const config = configWith();
+    expect((await get(phase, config)).ctx.response?.status).to.equal(301);
+    const secure = await get(phase, config, 'https://www.example.com/page', { scheme: 'https' });
+    expect([secure.ctx.response?.status, secure.body, secure.ctx.cacheStatus]).to.deep.equal([200, 'secure', 'MISS']);
+    expect((await get(phase, config)).ctx.cacheStatus).to.equal('HIT');
+    expect((await get(phase, config, 'https://www.example.com/page', { scheme: 'https' })).ctx.cacheStatus).to.equal('HIT');
+  });
+
   it('makes one origin request for 100 concurrent misses of one key', async () => {
     origin.handle((_req, res) => setTimeout(() => answer('shared')(_req, res), 50));
     const phase = phaseWith();
