@@ -23,6 +23,14 @@ export async function startOrigin(port: number): Promise<ChildProcess> {
   return child;
 }
 
+/** A bare node:http reference of bench/bare-node.mjs (`cache`, `proxy`, or `tls-cache` with a folder of certificates), resolved once its workers listen. */
+export async function startBareNode(mode: 'cache' | 'proxy' | 'tls-cache', port: number, originPort: number, certificates?: string): Promise<ChildProcess> {
+  const script = new URL('./bare-node.mjs', import.meta.url).pathname;
+  const child = spawn(process.execPath, [script, mode, String(port), String(originPort), ...(certificates ? [certificates] : [])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise((resolve) => child.once('message', resolve));
+  return child;
+}
+
 export function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 60000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {

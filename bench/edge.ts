@@ -18,7 +18,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCoreProcess } from './core-process.js';
-import { childPids, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startOrigin, waitFor } from './edge-setup.js';
+import { childPids, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startBareNode, startOrigin, waitFor } from './edge-setup.js';
 import { paced, saturate, type PacedResult, type WrkResult } from './edge-load.js';
 import { requireWrk } from './wrk.js';
 import { freePort } from '../test/support/cluster.js';
@@ -37,14 +37,6 @@ const PACED_PAUSE_MS = 10;
 
 const children: ChildProcess[] = [];
 const get = (port: number, pathname: string, agent?: http.Agent) => getHost(port, HOST, pathname, agent);
-
-/** A bare node:http reference of bench/bare-node.mjs (`cache` or `proxy`), resolved once its workers listen. */
-async function startBareNode(mode: 'cache' | 'proxy', port: number, originPort: number): Promise<void> {
-  const script = new URL('./bare-node.mjs', import.meta.url).pathname;
-  const child = spawn(process.execPath, [script, mode, String(port), String(originPort)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  children.push(child);
-  await new Promise((resolve) => child.once('message', resolve));
-}
 
 function exitWithout(what: string): never {
   console.error(`bench:edge needs ${what}`);
@@ -128,8 +120,8 @@ process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
 try {
   const [originPort, nginxPort, edgePort, bareCachePort, bareProxyPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   children.push(await startOrigin(originPort));
-  await startBareNode('cache', bareCachePort, originPort);
-  await startBareNode('proxy', bareProxyPort, originPort);
+  children.push(await startBareNode('cache', bareCachePort, originPort));
+  children.push(await startBareNode('proxy', bareProxyPort, originPort));
   const wrk = (port: number, pathname: string, seconds = SECONDS) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, seconds, CONNECTIONS);
   const pacedMiss = (port: number) => paced(`http://127.0.0.1:${port}/miss/1`, HOST, SECONDS, PACED_CONNECTIONS, PACED_PAUSE_MS);
   const maxBytes = String(64 * 1024 * 1024);
