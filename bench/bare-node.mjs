@@ -1,13 +1,20 @@
-// The ceilings of `npm run bench:edge`: what node:http itself does on this machine,
-// with none of the edge's work, measured in the same run as the edge and nginx.
+// The ceilings of `npm run bench:edge` and `npm run bench:tls`: what node:http itself does on this
+// machine, with none of the edge's work, measured in the same run as the edge and nginx.
 //   node bench/bare-node.mjs proxy <port> <originPort>  a keep-alive proxy (DESIGN.md's "raw node:http proxy")
 //   node bench/bare-node.mjs cache <port> <originPort>  answers every request from a Map holding the
 //                                                       origin's /hit/1 (DESIGN.md's "raw node:http server answering from a Map")
+//   node bench/bare-node.mjs tls-cache <port> <originPort> <certificates>  the same over node:https, the
+//                                                       certificate picked by SNI from a Map of a context per
+//                                                       name of <certificates>/<apex>.pem and .key (apex and www)
 // Two workers (cluster), as the edge runs in the bench. Plain JavaScript, run by node without tsx.
 import cluster from 'node:cluster';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import tls from 'node:tls';
 
-const [mode, port, originPort] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const [mode, port, originPort, certificates] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5]];
 const WORKERS = 2;
 
 function proxy() {
@@ -41,6 +48,24 @@ async function cache() {
   };
 }
 
+function contextsByName() {
+  const contexts = new Map();
+  for (const file of readdirSync(certificates)) {
+    if (!file.endsWith('.pem') || file === 'ca.pem') continue;
+    const apex = file.slice(0, -'.pem'.length);
+    const context = tls.createSecureContext({ cert: readFileSync(path.join(certificates, file)), key: readFileSync(path.join(certificates, `${apex}.key`)) });
+    contexts.set(apex, context).set(`www.${apex}`, context);
+  }
+  return contexts;
+}
+
+function listen(handler) {
+  if (mode !== 'tls-cache') return http.createServer(handler).listen(port, '127.0.0.1');
+  const contexts = contextsByName();
+  const SNICallback = (servername, callback) => callback(null, contexts.get(servername));
+  return https.createServer({ SNICallback, minVersion: 'TLSv1.2', ALPNProtocols: ['http/1.1'] }, handler).listen(port, '127.0.0.1');
+}
+
 if (cluster.isPrimary) {
   let listening = 0;
   for (let i = 0; i < WORKERS; i++) {
@@ -54,5 +79,5 @@ if (cluster.isPrimary) {
   });
 } else {
   const handler = mode === 'proxy' ? proxy() : await cache();
-  http.createServer(handler).listen(port, '127.0.0.1');
+  listen(handler);
 }

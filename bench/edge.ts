@@ -13,12 +13,12 @@
 // 50 events). BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit or miss runs
 // only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { startCoreProcess } from './core-process.js';
+import { childPids, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startBareNode, startOrigin, waitFor } from './edge-setup.js';
 import { paced, saturate, type PacedResult, type WrkResult } from './edge-load.js';
 import { requireWrk } from './wrk.js';
 import { freePort } from '../test/support/cluster.js';
@@ -27,10 +27,8 @@ import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/
 const TOKEN = 'cdnedge_bench-edge-token-0123456789abcdef';
 const SECONDS = Number(process.env.BENCH_EDGE_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_EDGE_CONNECTIONS ?? 64);
-const DOMAINS = 1000;
 const HOST = 'www.bench1.example';
 const NGINX = '/usr/sbin/nginx';
-const BODY_BYTES = 2048;
 const CACHED_OBJECTS = 10000;
 const SWAPS = 20;
 /** The paced load: connections each pausing about this long between requests (~3,000 req/s in all, a third of what the edge serves at saturation). */
@@ -38,33 +36,11 @@ const PACED_CONNECTIONS = 32;
 const PACED_PAUSE_MS = 10;
 
 const children: ChildProcess[] = [];
-
-/** A bare node:http reference of bench/bare-node.mjs (`cache` or `proxy`), resolved once its workers listen. */
-async function startBareNode(mode: 'cache' | 'proxy', port: number, originPort: number): Promise<void> {
-  const script = new URL('./bare-node.mjs', import.meta.url).pathname;
-  const child = spawn(process.execPath, [script, mode, String(port), String(originPort)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  children.push(child);
-  await new Promise((resolve) => child.once('message', resolve));
-}
+const get = (port: number, pathname: string, agent?: http.Agent) => getHost(port, HOST, pathname, agent);
 
 function exitWithout(what: string): never {
   console.error(`bench:edge needs ${what}`);
   process.exit(1);
-}
-
-/** The origin: its own process, 2 KB answers; /hit/* cacheable for an hour, /miss/* never. */
-function startOrigin(port: number): ChildProcess {
-  const source = `
-    const http = require('node:http');
-    const body = Buffer.alloc(${BODY_BYTES}, 'x');
-    http.createServer((req, res) => {
-      const cacheable = req.url.startsWith('/hit/');
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': body.length, 'cache-control': cacheable ? 'max-age=3600' : 'no-store' });
-      res.end(body);
-    }).listen(${port}, '127.0.0.1', () => process.send('listening'));`;
-  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  children.push(child);
-  return child;
 }
 
 async function nginxConfig(dir: string, port: number, originPort: number): Promise<string> {
@@ -105,47 +81,6 @@ http {
   return file;
 }
 
-function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 60000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const tick = async () => {
-      if (await probe().catch(() => false)) return resolve();
-      if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(tick, 200);
-    };
-    void tick();
-  });
-}
-
-function get(port: number, pathname: string, agent?: http.Agent): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path: pathname, headers: { host: HOST }, agent: agent ?? false }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, headers: response.headers }));
-    });
-    request.on('error', reject);
-  });
-}
-
-/** 1,000 active domains, each with proxied www and apex records and one http origin on `originPort`. */
-async function loadDomains(url: string, originPort: number): Promise<string> {
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  await pool.query(
-    // Checked just now: the core's scheduled delegation check (every minute, 100 domains at a time)
-    // would otherwise find these made-up domains undelegated during the run and withdraw them from
-    // the edge's config, which the swap phase then counted as failed requests.
-    `INSERT INTO domains (domain, name, zone_name, status, nameservers_checked_at, updated_at)
-     SELECT 'bench' || n || '.example', 'bench' || n || '.example', 'bench' || n || '.example', 'active', now(), now() FROM generate_series(1, $1) n`,
-    [DOMAINS],
-  );
-  await pool.query(`INSERT INTO dns_records (domain_id, type, name, content, content_digest, proxied, updated_at) SELECT d.id, 'A', r.name, '192.0.2.1', encode(sha256(convert_to(r.name, 'UTF8')), 'hex'), true, now() FROM domains d, (VALUES ('www'), ('@')) r(name)`);
-  await pool.query(`INSERT INTO origins (domain_id, host, scheme, port, updated_at) SELECT d.id, '127.0.0.1', 'http', $1, now() FROM domains d`, [originPort]);
-  const tested = await pool.query<{ id: string }>(`SELECT id FROM domains WHERE domain = 'bench1.example'`);
-  await pool.end();
-  return tested.rows[0].id;
-}
-
 /** 50 rules of every kind on the tested domain; only one (a response header) matches the benchmark paths. */
 async function addRules(base: string, domainId: string): Promise<void> {
   const post = async (kind: string, body: object) => {
@@ -167,33 +102,6 @@ async function addRules(base: string, domainId: string): Promise<void> {
   await post('headers', { name: 'everywhere', header_name: 'x-served-by', value: 'bench-edge' });
 }
 
-async function publish(base: string): Promise<number> {
-  const response = await fetch(`${base}/api/v1/config/snapshots/rebuild`, { method: 'POST' });
-  return ((await response.json()) as { data: { version: number } }).data.version;
-}
-
-async function edgeVersion(port: number): Promise<number> {
-  const response = await fetch(`http://127.0.0.1:${port}/ready`);
-  return response.status === 200 ? ((await response.json()) as { config: { version: number } }).config.version : -1;
-}
-
-/** The edge workers: children of the edge process running `cdn.js edge` (not tsx's helper processes). */
-async function workerPids(parent: number): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const command = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent && command.includes('cdn.js')) pids.push(Number(entry));
-  }
-  return pids;
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
-
 const line = (label: string, result: WrkResult) => `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p99 ${result.p99Ms.toFixed(2).padStart(6)} ms   failed ${result.failed}`;
 const pacedLine = (label: string, result: PacedResult, direct: PacedResult) =>
   `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2)} ms   p99 ${result.p99Ms.toFixed(2).padStart(5)} ms (adds ${(result.p99Ms - direct.p99Ms).toFixed(2)})   failed ${result.failed}`;
@@ -211,16 +119,15 @@ const cleanup = async () => {
 process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
 try {
   const [originPort, nginxPort, edgePort, bareCachePort, bareProxyPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
-  const origin = startOrigin(originPort);
-  await new Promise((resolve) => origin.once('message', resolve));
-  await startBareNode('cache', bareCachePort, originPort);
-  await startBareNode('proxy', bareProxyPort, originPort);
+  children.push(await startOrigin(originPort));
+  children.push(await startBareNode('cache', bareCachePort, originPort));
+  children.push(await startBareNode('proxy', bareProxyPort, originPort));
   const wrk = (port: number, pathname: string, seconds = SECONDS) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, seconds, CONNECTIONS);
   const pacedMiss = (port: number) => paced(`http://127.0.0.1:${port}/miss/1`, HOST, SECONDS, PACED_CONNECTIONS, PACED_PAUSE_MS);
   const maxBytes = String(64 * 1024 * 1024);
   const core = await startCoreProcess(url, { CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN, CDN_PUBLISH_ENABLED: 'false', CDN_EDGE_CONFIG_MAX_BYTES: maxBytes });
   children.push(core.child);
-  const tested = { id: await loadDomains(url, originPort) };
+  const tested = { id: (await loadDomains(url, originPort)).get('bench1.example')! };
   await addRules(core.base, tested.id);
   const version = await publish(core.base);
 
@@ -273,7 +180,7 @@ try {
     }));
     agent.destroy();
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const workers = await workerPids(edge.pid!);
+    const workers = await childPids(edge.pid!, 'cdn.js');
     const rss = await Promise.all(workers.map(rssMb));
     console.log(`RSS with ${CACHED_OBJECTS.toLocaleString('en')} objects cached: ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(', ')} per worker; primary ${(await rssMb(edge.pid!)).toFixed(0)} MB (target < 300 MB per worker)`);
 
