@@ -12,6 +12,9 @@ const START_TIMEOUT_MS = 15000;
 const STOP_GRACE_MS = 5000;
 // pebble is a local test CA: it listens on loopback whatever CDN_BIND says; only the local core talks to it.
 const LOOPBACK = '127.0.0.1';
+// Roots of earlier starts kept in the root file, so certificates issued before a restart still verify.
+const KEPT_ROOTS = 20;
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
 
 /** The ACME part of the local stack: a pebble the core orders from, a CA configured elsewhere, or none (and why). */
 export type LocalAcme =
@@ -54,7 +57,8 @@ function httpsGet(url: string, ca: string): Promise<{ status: number; body: stri
  * when pebble is installed): its directory on CDN_LOCAL_ACME_PORT, its management port on
  * CDN_LOCAL_ACME_MANAGEMENT_PORT, HTTP-01 validated on the local edge's plain port, names resolved
  * through the local PowerDNS (`dnsServer`) when it runs. pebble makes a new root CA at every start:
- * it is written to CDN_DATA_DIR/local-acme-root.pem for clients (curl --cacert) to trust.
+ * it is added to CDN_DATA_DIR/local-acme-root.pem, beside the roots of earlier starts, for clients
+ * (curl --cacert) to trust.
  */
 export async function startLocalAcme(config: Config, dnsServer: string | undefined, onExit: (code: number | null) => void): Promise<LocalAcme> {
   if (config.sslAcmeDirectoryUrl) return { kind: 'external' };
@@ -94,7 +98,7 @@ export async function startLocalAcme(config: Config, dnsServer: string | undefin
   try {
     const root = await issuingRoot(child, `https://${LOOPBACK}:${config.localAcmeManagementPort}/roots/0`, ca, () => log);
     const rootFile = path.resolve(config.dataDir, 'local-acme-root.pem');
-    await writeFile(rootFile, root);
+    await keepRoot(rootFile, root);
     return { kind: 'started', env: { CDN_SSL_ACME_DIRECTORY_URL: `https://${LOOPBACK}:${config.localAcmePort}/dir`, CDN_SSL_ACME_CA_FILE: tls.cert }, rootFile, stop };
   } catch (error) {
     await stop();
@@ -112,6 +116,14 @@ async function issuingRoot(child: ChildProcess, url: string, ca: string, log: ()
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`pebble did not answer on ${url} within ${START_TIMEOUT_MS} ms:\n${log()}`);
+}
+
+// This start's root first, then those of the latest earlier starts.
+async function keepRoot(file: string, root: string): Promise<void> {
+  const current = root.trim();
+  const earlier = (await readFile(file, 'utf8').catch(() => '')).match(PEM_CERTIFICATE) ?? [];
+  const roots = [current, ...earlier.filter((pem) => pem !== current)].slice(0, KEPT_ROOTS);
+  await writeFile(file, `${roots.join('\n')}\n`);
 }
 
 async function stopPebble(child: ChildProcess, markStopping: () => void): Promise<void> {

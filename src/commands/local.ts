@@ -77,7 +77,7 @@ function acmeLines(acme: LocalAcme, config: Config): string[] {
   if (acme.kind === 'off') return [`  ACME off (no certificates issued): ${acme.reason}`];
   const https = `www.example.com:${config.edgeHttpsPort}`;
   return [
-    `  ACME certificates from a local pebble CA; its root (new at every start): ${acme.rootFile}`,
+    `  ACME certificates from a local pebble CA; its roots (one more at every start): ${acme.rootFile}`,
     `  HTTPS:   curl --cacert ${acme.rootFile} --resolve ${https}:${reachable(config.bind)} https://${https}/`,
   ];
 }

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { freePort } from '../../support/cluster.js';
 import { createTestDatabase, dropTestDatabase } from '../../support/database.js';
+import { eventually } from '../../support/eventually.js';
 import { pebbleMissing } from '../../support/pebble.js';
 
 const run = promisify(execFile);
@@ -57,22 +58,8 @@ describe('the README walk-through: npm start, one site, a MISS then a HIT throug
   let dataDir: string;
   let databaseUrl: string | undefined;
 
-  after(async () => {
-    if (local && local.exitCode === null) {
-      const exited = new Promise((resolve) => local.once('exit', resolve));
-      local.kill('SIGINT');
-      await exited;
-    }
-    if (databaseUrl) await dropTestDatabase(databaseUrl);
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
-
-  let ports: Ports;
-
-  it('serves the origin through the edge and caches it', async () => {
-    ports = { core: await freePort(), edge: await freePort(), edgeTls: await freePort(), origin: await freePort(), dns: await freePort(), dnsApi: await freePort(), acme: await freePort(), acmeManagement: await freePort() };
-    dataDir = await mkdtemp(path.join(tmpdir(), 'cdn-local-'));
-    databaseUrl = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
+  async function startLocal(): Promise<void> {
+    output = '';
     local = spawn(process.execPath, ['bin/cdn.js', 'local'], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, CDN_DATA_DIR: dataDir, CDN_CORE_PORT: String(ports.core), CDN_EDGE_HTTP_PORT: String(ports.edge), CDN_EDGE_HTTPS_PORT: String(ports.edgeTls), CDN_EDGE_WORKERS: '1', CDN_LOCAL_DNS_PORT: String(ports.dns), CDN_LOCAL_POWERDNS_API_PORT: String(ports.dnsApi), CDN_LOCAL_ACME_PORT: String(ports.acme), CDN_LOCAL_ACME_MANAGEMENT_PORT: String(ports.acmeManagement), CDN_LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -84,6 +71,29 @@ describe('the README walk-through: npm start, one site, a MISS then a HIT throug
       if (local.exitCode !== null || Date.now() > deadline) throw new Error(`cdn local did not start:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+  }
+
+  async function stopLocal(): Promise<void> {
+    if (local && local.exitCode === null) {
+      const exited = new Promise((resolve) => local.once('exit', resolve));
+      local.kill('SIGINT');
+      await exited;
+    }
+  }
+
+  after(async () => {
+    await stopLocal();
+    if (databaseUrl) await dropTestDatabase(databaseUrl);
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  let ports: Ports;
+
+  it('serves the origin through the edge and caches it', async () => {
+    ports = { core: await freePort(), edge: await freePort(), edgeTls: await freePort(), origin: await freePort(), dns: await freePort(), dnsApi: await freePort(), acme: await freePort(), acmeManagement: await freePort() };
+    dataDir = await mkdtemp(path.join(tmpdir(), 'cdn-local-'));
+    databaseUrl = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
+    await startLocal();
     const script = await walkthrough('walkthrough', ports, dataDir);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60000 });
     const answers = stdout.split(/\r?\n(?=HTTP\/1\.1 )/);
@@ -118,5 +128,37 @@ describe('the README walk-through: npm start, one site, a MISS then a HIT throug
     const answer = await httpsGet(ports.edgeTls, 'www.example.com', await readFile(rootFile, 'utf8'));
     expect(answer.authorized, 'the chain verifies against pebble\'s root').to.equal(true);
     expect(answer.subjectAltName).to.equal('DNS:www.example.com');
+  });
+
+  // pebble forgets everything when it stops: its root, the account, the certificates it issued.
+  it('after a restart, still verifies the earlier certificate and issues the apex and wildcard by DNS-01 from the new pebble', async function () {
+    this.timeout(180000);
+    if (pebbleMissing()) this.skip();
+    await stopLocal();
+    await startLocal();
+    const rootFile = path.join(dataDir, 'local-acme-root.pem');
+    const roots = await readFile(rootFile, 'utf8');
+    expect(roots.match(/BEGIN CERTIFICATE/g), 'this start\'s root and the earlier one').to.have.length(2);
+    const earlier = await eventually('www over HTTPS after the restart', () => httpsGet(ports.edgeTls, 'www.example.com', roots).catch(() => undefined), 30000);
+    expect(earlier.subjectAltName).to.equal('DNS:www.example.com');
+    const api = `http://127.0.0.1:${ports.core}/api/v1`;
+    const domain = await domainId(api, 'example.com');
+    const requested = await fetch(`${api}/domains/${domain}/ssl/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hostnames: ['example.com', '*.example.com'] }) });
+    const job = ((await requested.json()) as { data: { id: string } }).data;
+    const finished = await eventually(
+      'the apex and wildcard job finished',
+      async () => {
+        const status = (await (await fetch(`${api}/domains/${domain}/ssl/acme-status`)).json()) as { data: { jobs: { id: string; status: string; challenge: string | null; last_error: string | null }[] } };
+        const row = status.data.jobs.find((candidate) => candidate.id === job.id);
+        return row && ['succeeded', 'failed'].includes(row.status) ? row : undefined;
+      },
+      120000,
+    );
+    expect([finished.status, finished.last_error], output.slice(-3000)).to.deep.equal(['succeeded', null]);
+    const wildcard = await eventually('the wildcard served', async () => {
+      const answer = await httpsGet(ports.edgeTls, 'api.example.com', roots).catch(() => undefined);
+      return answer?.subjectAltName.includes('DNS:*.example.com') ? answer : undefined;
+    });
+    expect(wildcard.authorized).to.equal(true);
   });
 });
