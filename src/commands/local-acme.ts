@@ -88,15 +88,16 @@ export async function startLocalAcme(config: Config, dnsServer: string | undefin
   });
   let log = '';
   child.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
-  let stopping = false;
-  child.once('exit', (code) => {
-    if (!stopping) onExit(code);
-  });
   process.once('exit', () => child.kill('SIGTERM'));
+  let stopping = false;
   const stop = () => stopPebble(child, () => (stopping = true));
   const ca = await readFile(tls.cert, 'utf8');
   try {
     const root = await issuingRoot(child, `https://${LOOPBACK}:${config.localAcmeManagementPort}/roots/0`, ca, () => log);
+    // From here on an exit nobody asked for stops the stack; one while starting is the error above, with pebble's log.
+    child.once('exit', (code) => {
+      if (!stopping) onExit(code);
+    });
     const rootFile = path.resolve(config.dataDir, 'local-acme-root.pem');
     await keepRoot(rootFile, root);
     return { kind: 'started', env: { CDN_SSL_ACME_DIRECTORY_URL: `https://${LOOPBACK}:${config.localAcmePort}/dir`, CDN_SSL_ACME_CA_FILE: tls.cert }, rootFile, stop };
