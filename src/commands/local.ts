@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, type Config } from '../config/load.js';
 import { runCore } from './core.js';
+import { startLocalAcme, type LocalAcme } from './local-acme.js';
 import { startLocalDns, type LocalDns } from './local-dns.js';
 import { startLocalEdge, type LocalEdge } from './local-edge.js';
 
@@ -25,7 +26,8 @@ async function localSecret(dataDir: string, name: string, make: () => string): P
  * bootstrapped admin whose credentials are printed, a CDN_SSL_SECRET_KEY kept in the data
  * folder unless one is given, one edge on
  * CDN_EDGE_HTTP_PORT with an edge token made for it, and a PowerDNS server the
- * core publishes zones to when pdns_server is installed (local-dns.ts).
+ * core publishes zones to when pdns_server is installed (local-dns.ts), and a pebble
+ * test CA the core orders certificates from when pebble is installed (local-acme.ts).
  */
 export async function runLocal(env: NodeJS.ProcessEnv): Promise<void> {
   const base = loadConfig(env);
@@ -45,15 +47,17 @@ export async function runLocal(env: NodeJS.ProcessEnv): Promise<void> {
     process.kill(process.pid, 'SIGTERM');
   };
   const dns = await startLocalDns(base, (name, make) => localSecret(base.dataDir, name, make), stopStack('PowerDNS'));
-  const config = loadConfig({ ...env, ...admin, ...bootstrapEdge, ...sslKey, ...(dns.kind === 'off' ? {} : dns.env) });
+  const acme = await startLocalAcme(base, dns.kind === 'started' ? `${reachable(base.bind)}:${dns.dnsPort}` : undefined, stopStack('pebble'));
+  const config = loadConfig({ ...env, ...admin, ...bootstrapEdge, ...sslKey, ...(dns.kind === 'off' ? {} : dns.env), ...(acme.kind === 'started' ? acme.env : {}) });
   let edge: LocalEdge | undefined;
   const coreUrl = await runCore(config, undefined, async () => {
     await edge?.stop();
+    if (acme.kind === 'started') await acme.stop();
     if (dns.kind === 'started') await dns.stop();
   });
   // The local edge is the pool's only member: proxied names answer its address.
   edge = startLocalEdge({ CDN_EDGE_PUBLIC_IP: reachable(config.bind), ...env }, coreUrl, edgeToken, config.dataDir, stopStack('edge'));
-  process.stdout.write(localBanner(coreUrl, `http://${config.bind}:${config.edgeHttpPort}`, config.bootstrapAdminUsername!, config.bootstrapAdminPassword!, dnsLine(dns, config.bind)));
+  process.stdout.write(localBanner(coreUrl, `http://${config.bind}:${config.edgeHttpPort}`, config.bootstrapAdminUsername!, config.bootstrapAdminPassword!, [dnsLine(dns, config.bind), ...acmeLines(acme, config)]));
 }
 
 // The address a local client reaches a listener on: the bound one, or loopback for a wildcard bind.
@@ -67,12 +71,23 @@ function dnsLine(dns: LocalDns, bind: string): string {
   return `  DNS publishing off: ${dns.reason}`;
 }
 
-function localBanner(url: string, edgeUrl: string, username: string, password: string, dns: string): string {
+// The HTTPS part of the banner: where certificates come from, and for pebble the root to trust with the exact curl line.
+function acmeLines(acme: LocalAcme, config: Config): string[] {
+  if (acme.kind === 'external') return ['  ACME certificates from CDN_SSL_ACME_DIRECTORY_URL'];
+  if (acme.kind === 'off') return [`  ACME off (no certificates issued): ${acme.reason}`];
+  const https = `www.example.com:${config.edgeHttpsPort}`;
+  return [
+    `  ACME certificates from a local pebble CA; its roots (one more at every start): ${acme.rootFile}`,
+    `  HTTPS:   curl --cacert ${acme.rootFile} --resolve ${https}:${reachable(config.bind)} https://${https}/`,
+  ];
+}
+
+function localBanner(url: string, edgeUrl: string, username: string, password: string, services: string[]): string {
   return [
     '',
     `  CDN core ready at ${url} (the dashboard: open it in a browser and log in as the admin below)`,
     `  CDN edge starting at ${edgeUrl} (readiness: ${edgeUrl}/ready)`,
-    dns,
+    ...services,
     `  admin username: ${username}`,
     `  admin password: ${password}`,
     '',

@@ -57,7 +57,7 @@ export class Pebble {
     };
     await writeFile(path.join(dir, 'config.json'), JSON.stringify(config));
     const child = spawn('/usr/bin/pebble', ['-config', path.join(dir, 'config.json'), '-dnsserver', options.dnsServer], {
-      env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' },
+      env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0', PEBBLE_AUTHZREUSE: '0' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let output = '';

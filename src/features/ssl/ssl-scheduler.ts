@@ -7,13 +7,13 @@ import type { Config } from '../../config/load.js';
 import type { Db } from '../../db/client.js';
 import { LOCK_KEYS } from '../../db/advisory-lock.js';
 import { inTransaction } from '../../db/transaction.js';
-import { accountClient } from './acme/acme-account.js';
+import { accountClient, forgetAccount } from './acme/acme-account.js';
 import { configureAcme } from './acme/acme-connection.js';
 import { storeAcmeCertificate } from './acme/acme-certificates.js';
 import type { ChallengeType } from './acme/acme-challenges.js';
-import { orderCertificate } from './acme/acme-order.js';
+import { orderCertificate, type IssuedCertificate, type OrderRequest } from './acme/acme-order.js';
 import { ariRenewalTime } from './acme/renewal-info.js';
-import { errorLine, isRateLimit, MAX_ATTEMPTS, retryDecision } from './acme/acme-problem.js';
+import { errorLine, isAccountGone, isRateLimit, MAX_ATTEMPTS, retryDecision } from './acme/acme-problem.js';
 import { servedHostnames } from './certificates.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -91,13 +91,26 @@ async function postponeRenewal(db: Db, certificateId: string, now: Date): Promis
 /** A job that must not run any more: its domain is no longer active. */
 class JobCancelled extends Error {}
 
+// An order under the directory's account. A CA that no longer knows the account (pebble restarted, a
+// staging CA reset) gets the key registered again and the order sent once more, in the same run.
+async function orderWithAccount(deps: SchedulerDeps, request: OrderRequest, again = true): Promise<IssuedCertificate> {
+  const { db, config, box } = deps;
+  const client = await accountClient(db, box!, config.sslAcmeDirectoryUrl, config.sslAcmeEmail);
+  try {
+    return await orderCertificate(db, config, client, request);
+  } catch (error) {
+    if (!again || !isAccountGone(error)) throw error;
+    await forgetAccount(db, config.sslAcmeDirectoryUrl, client.getAccountUrl(), errorLine(error));
+    return orderWithAccount(deps, request, false);
+  }
+}
+
 async function issue(deps: SchedulerDeps, job: ClaimedJob): Promise<string> {
   const { db, config, box } = deps;
   const domain = await db.domain.findUniqueOrThrow({ where: { id: job.domain_id }, select: { domain: true, status: true } });
   if (domain.status !== 'active') throw new JobCancelled(`cancelled: the domain is ${domain.status}, and only active domains get certificates`);
-  const client = await accountClient(db, box!, config.sslAcmeDirectoryUrl, config.sslAcmeEmail);
   const proxied = new Set(await servedHostnames(db, job.domain_id, domain.domain));
-  const issued = await orderCertificate(db, config, client, { jobId: job.id, domainId: job.domain_id, hostnames: job.hostnames, challenge: job.challenge, proxied });
+  const issued = await orderWithAccount(deps, { jobId: job.id, domainId: job.domain_id, hostnames: job.hostnames, challenge: job.challenge, proxied });
   const renewAfter = await ariRenewalTime(config.sslAcmeDirectoryUrl, issued.certificatePem);
   return storeAcmeCertificate(db, box!, job.domain_id, issued, job.kind === 'renew' ? job.certificate_id : null, renewAfter);
 }

@@ -56,6 +56,14 @@ export async function accountClient(db: Db, box: SecretBox, directoryUrl: string
   }
 }
 
+/**
+ * Forgets the account URL the CA no longer knows (its key stays), so the next accountClient
+ * registers the key again; only that URL, so a registration another core just made stays.
+ */
+export async function forgetAccount(db: Db, directoryUrl: string, accountUrl: string, reason: string): Promise<void> {
+  await db.acmeAccount.updateMany({ where: { directory_url: directoryUrl, account_url: accountUrl }, data: { account_url: null, status: 'pending', last_error: reason } });
+}
+
 /** The account as acme-status shows it: never its key. */
 export async function accountState(db: Db, directoryUrl: string) {
   if (!directoryUrl) return { directory_url: null, status: 'not_configured', detail: 'set CDN_SSL_ACME_DIRECTORY_URL to order certificates' };

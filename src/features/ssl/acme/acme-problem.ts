@@ -2,6 +2,7 @@
 // the scheduler does about it: retry later (how much later), or give up.
 
 const RATE_LIMITED = 'urn:ietf:params:acme:error:rateLimited';
+const ACCOUNT_DOES_NOT_EXIST = 'urn:ietf:params:acme:error:accountDoesNotExist';
 // The CA looked and refused: retrying the same order at once would only fail again.
 const VALIDATION_PROBLEMS = new Set(['unauthorized', 'connection', 'dns', 'incorrectResponse', 'caa', 'rejectedIdentifier', 'tls', 'malformed', 'unsupportedIdentifier', 'badCSR']);
 
@@ -47,6 +48,11 @@ export function retryDecision(error: unknown, attempts: number): RetryDecision {
   if (error instanceof AcmeProblem && VALIDATION_PROBLEMS.has(error.type.replace('urn:ietf:params:acme:error:', ''))) return { retry: false };
   if (attempts >= MAX_ATTEMPTS) return { retry: false };
   return { retry: true, delaySeconds: Math.min(MAX_DELAY_SECONDS, BASE_DELAY_SECONDS * 2 ** Math.max(0, attempts - 1)) };
+}
+
+/** Whether the CA no longer knows the account it was sent (a test CA restarted, a staging CA reset): it must be registered again. */
+export function isAccountGone(error: unknown): boolean {
+  return error instanceof AcmeProblem && error.type === ACCOUNT_DOES_NOT_EXIST;
 }
 
 /** Whether the failure was a rate limit (its attempt is given back: the CA asked to wait, nothing failed). */
