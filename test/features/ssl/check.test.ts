@@ -52,8 +52,11 @@ describe('POST /domains/:id/ssl/check', function () {
 
   it('reports the certificate a pool edge actually serves for the name, with its chain verified', async () => {
     edge = await EdgeProcess.start({ coreUrl: core.url, token: TOKEN, env: { CDN_EDGE_PUBLIC_IP: '127.0.0.1' } });
-    await eventually('the edge to report its TLS port', async () => ((await core.db.edgeNode.findFirst({ where: { edge_id: 'test-edge', https_port: edge!.httpsPort } })) ? true : undefined));
-    const result = (await check({ hostname: 'WWW.check.example.' })).data;
+    // In the pool once a heartbeat reports it healthy (config loaded), which takes longer on a busy machine.
+    const result = await eventually('the edge in the pool with its TLS port', async () => {
+      const answer = (await check({ hostname: 'WWW.check.example.' })).data;
+      return answer.edge ? answer : undefined;
+    });
     expect(result).to.deep.include({ hostname: 'www.check.example', edge: { edge_id: 'test-edge', address: '127.0.0.1', port: edge.httpsPort }, connected: true, error: null, alpn: 'http/1.1', covers_hostname: true });
     expect(result.chain).to.deep.equal({ valid: true, error: null });
     expect(result.certificate).to.deep.include({ hostnames: ['check.example', 'www.check.example'], serial: stored.serial, fingerprint_sha256: stored.fingerprint_sha256, not_after: stored.not_after, not_before: stored.not_before });
