@@ -3,9 +3,13 @@ import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expectAccessibleAtBothWidths, logIn } from '../support/dashboard-browser.js';
 import { TestCore, type Json } from '../support/core.js';
+import { EdgeProcess } from '../support/edge-process.js';
+import { createSite, publish, TestOrigin } from '../support/edge-site.js';
+import { eventually } from '../support/eventually.js';
 import { makeTestChain, type TestChain } from '../support/test-certificates.js';
 
 const ADMIN = { username: 'ssl-admin', password: 'ssl-password-1' };
+const EDGE_TOKEN = 'cdnedge_dashboard-ssl-token-0123456789abcdef';
 // The viewer's time zone and locale, neither the machine's: dates must be shown in them.
 const VIEWER = { timezoneId: 'Asia/Kolkata', locale: 'en-GB' };
 const local = (at: number) => new Date(at * 1000).toLocaleString(VIEWER.locale, { timeZone: VIEWER.timezoneId });
@@ -20,6 +24,8 @@ describe('the SSL tab of the dashboard', function () {
   let page: Page;
   let chain: TestChain;
   let domain: Json;
+  let origin: TestOrigin | undefined;
+  let edge: EdgeProcess | undefined;
   const consoleErrors: string[] = [];
 
   const openSsl = async (target: Json = domain) => {
@@ -33,7 +39,7 @@ describe('the SSL tab of the dashboard', function () {
 
   before(async () => {
     chain = await makeTestChain(['ssl-ui.example', 'www.ssl-ui.example']);
-    core = await TestCore.start({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, CDN_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password, CDN_SSL_SECRET_KEY: randomBytes(32).toString('base64') });
+    core = await TestCore.start({ CDN_BOOTSTRAP_ADMIN_USER: '1', CDN_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, CDN_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password, CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN, CDN_SSL_SECRET_KEY: randomBytes(32).toString('base64') });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...VIEWER });
     page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
@@ -52,6 +58,8 @@ describe('the SSL tab of the dashboard', function () {
   });
 
   after(async () => {
+    await edge?.stop();
+    await origin?.stop();
     await browser?.close();
     await core?.stop();
   });
@@ -188,6 +196,30 @@ describe('the SSL tab of the dashboard', function () {
     await refusal.waitFor();
     expect(await refusal.textContent()).to.include('www.elsewhere.example');
     await expectAccessibleAtBothWidths(page, 'SSL tab with a check refused', 'domain-ssl-check');
+  });
+
+  it('shows in words the certificate a pool edge serves, and the TLS alert for a name without one', async () => {
+    const served = await makeTestChain(['ssl-edge.example', 'www.ssl-edge.example']);
+    origin = await TestOrigin.start('ssl-edge');
+    const site = await createSite(core, 'ssl-edge.example', origin.port);
+    const stored = (await core.post(`/api/v1/domains/${site.id}/ssl/manual-certificate`, { certificate: served.leaf, private_key: served.leafKey, chain: served.intermediate + served.root })).data;
+    await publish(core);
+    edge = await EdgeProcess.start({ coreUrl: core.url, token: EDGE_TOKEN, env: { CDN_EDGE_PUBLIC_IP: '127.0.0.1' } });
+    await eventually('the edge to report its TLS port', async () => ((await core.db.edgeNode.findFirst({ where: { https_port: edge!.httpsPort } })) ? true : undefined));
+    await openSsl(site);
+    const check = page.getByRole('form', { name: 'Check what the edges serve' });
+    await check.getByLabel('Hostname to check').fill('www.ssl-edge.example');
+    await check.getByRole('button', { name: 'Check' }).click();
+    const outcome = check.getByRole('status');
+    await outcome.getByText(/^For www\.ssl-edge\.example, edge /).waitFor();
+    expect(await outcome.textContent()).to.equal(
+      `For www.ssl-edge.example, edge test-edge (127.0.0.1:${edge.httpsPort}) serves a certificate for ssl-edge.example, www.ssl-edge.example issued by CN=CDN Test Intermediate (serial ${stored.serial}), valid until ${local(stored.not_after)} (expires in ${Math.floor((stored.not_after - Date.now() / 1000) / 86400)} days), over TLSv1.3.` +
+        'It covers www.ssl-edge.example.Its chain is valid.',
+    );
+    await check.getByLabel('Hostname to check').fill('nothing.ssl-edge.example');
+    await check.getByRole('button', { name: 'Check' }).click();
+    await outcome.getByText(/^Could not check nothing\.ssl-edge\.example on edge test-edge \(127\.0\.0\.1:\d+\): .*alert handshake failure/).waitFor();
+    await expectAccessibleAtBothWidths(page, 'SSL tab with a check', 'domain-ssl-check-edge');
   });
 
   it('shows a git-owned domain\'s preferences read-only and still offers upload and renewal', async () => {

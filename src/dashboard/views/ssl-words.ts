@@ -32,7 +32,7 @@ export const JOB_TONE: Record<string, 'good' | 'warn' | 'bad' | 'neutral'> = { q
 
 /** The ACME account of CDN_SSL_ACME_DIRECTORY_URL in words. */
 export function accountInWords(account: { status: string; directory_url: string | null; detail?: string; email?: string | null; last_error?: string | null }): string {
-  if (account.status === 'not_configured') return 'ACME is not configured on this core (set CDN_SSL_ACME_DIRECTORY_URL to order certificates): requested jobs wait in the queue until it is.';
+  if (account.status === 'not_configured') return `ACME is not configured on this core (${account.detail}): requested jobs wait in the queue until it is.`;
   if (account.status === 'not_registered') return `ACME directory ${account.directory_url}: no account yet; it is registered with the first order.`;
   const email = account.email ? `, contact ${account.email}` : '';
   const error = account.last_error ? ` Last error: ${account.last_error}` : '';
