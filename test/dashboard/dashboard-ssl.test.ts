@@ -127,7 +127,7 @@ describe('the SSL tab of the dashboard', function () {
 
     const renew = page.getByRole('form', { name: 'Renew now' });
     await renew.getByRole('button', { name: 'Renew now' }).click();
-    await renew.getByRole('status').getByText(/^Issuance of www\.ssl-ui\.example queued: Waiting to run next run from /).waitFor();
+    await renew.getByRole('status').getByText(/^Issuance of www\.ssl-ui\.example requested: Waiting to run next run from /).waitFor();
     const renewed = (await core.get(`/api/v1/domains/${domain.id}/ssl/acme-status`)).data.jobs.find((job: Json) => job.kind === 'issue');
     expect(renewed).to.include({ status: 'queued', attempts: 0 });
     expect(renewed.hostnames).to.deep.equal(['www.ssl-ui.example']);
@@ -136,10 +136,17 @@ describe('the SSL tab of the dashboard', function () {
     const challenge = request.getByLabel('Challenge');
     expect(await challenge.locator('option').allTextContents()).to.deep.equal(['By the default rule', 'HTTP-01', 'DNS-01']);
     expect(await page.locator('#ssl-request-challenge-help').textContent()).to.include('a wildcard always uses DNS-01');
+    // A name the API's schema refuses is named as `hostnames.1`: it is shown at the one hostnames input.
+    await request.getByLabel('Hostnames (optional)').fill('ssl-ui.example bad_name!');
+    await request.getByRole('button', { name: 'Request certificate' }).click();
+    const refusal = request.locator('#ssl-request-hostnames-error[role=alert]');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).to.include('hostnames.1');
+    expect(await request.getByLabel('Hostnames (optional)').getAttribute('aria-invalid')).to.equal('true');
     await request.getByLabel('Hostnames (optional)').fill('ssl-ui.example, api.ssl-ui.example');
     await challenge.selectOption('dns-01');
     await request.getByRole('button', { name: 'Request certificate' }).click();
-    await request.getByRole('status').getByText(/^Issuance of api\.ssl-ui\.example, ssl-ui\.example queued: Waiting to run/).waitFor();
+    await request.getByRole('status').getByText(/^Issuance of api\.ssl-ui\.example, ssl-ui\.example requested: Waiting to run/).waitFor();
     const requested = (await core.get(`/api/v1/domains/${domain.id}/ssl/acme-status`)).data.jobs.find((job: Json) => job.challenge === 'dns-01');
     expect(requested.hostnames).to.deep.equal(['api.ssl-ui.example', 'ssl-ui.example']);
 
@@ -178,7 +185,7 @@ describe('the SSL tab of the dashboard', function () {
     expect(cells[6]).to.equal(`${local(notAfter.getTime() / 1000)} (expires in 6 days)`);
     expect(cells[7]).to.equal(`automatically after ${local(Math.floor(renewAfter.getTime() / 1000))}`);
     await page.getByRole('button', { name: 'Renew now' }).click();
-    await page.getByRole('form', { name: 'Renew now' }).getByRole('status').getByText(/^Renewal of ssl-acme\.example queued: Waiting to run/).waitFor();
+    await page.getByRole('form', { name: 'Renew now' }).getByRole('status').getByText(/^Renewal of ssl-acme\.example requested: Waiting to run/).waitFor();
     await page.getByRole('region', { name: 'Certificate jobs of ssl-acme.example' }).getByRole('cell', { name: 'Renewal', exact: true }).waitFor();
     const [job] = (await core.get(`/api/v1/domains/${acme.id}/ssl/acme-status`)).data.jobs;
     expect(job).to.include({ kind: 'renew', status: 'queued' });

@@ -12,11 +12,11 @@ import { JOB_KIND_WORDS } from './ssl-words.js';
 const CHALLENGES = SSL_REQUEST_RULES.challenge.options ?? [];
 const CHALLENGE_HELP = 'By default: a wildcard always uses DNS-01; any other name uses HTTP-01 when the edges serve it (a proxied record), DNS-01 otherwise. A choice here applies to the names that are not wildcards.';
 
-/** The job a request or renewal queued, in words. */
+/** The job a request or renewal answered with (a new one, or the same request's job still waiting or running), in words. */
 function QueuedJob({ job }: { job: Job }) {
   return (
     <p role="status" class="queued-job">
-      {JOB_KIND_WORDS[job.kind] ?? job.kind} of {job.hostnames.join(', ')} queued: <JobState job={job} />
+      {JOB_KIND_WORDS[job.kind] ?? job.kind} of {job.hostnames.join(', ')} requested: <JobState job={job} />
     </p>
   );
 }
