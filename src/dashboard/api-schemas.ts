@@ -8,6 +8,7 @@ import pageRule from '../../schemas/api/page-rule-create.json' with { type: 'jso
 import rateLimitRule from '../../schemas/api/rate-limit-rule-create.json' with { type: 'json' };
 import redirectRule from '../../schemas/api/redirect-rule-create.json' with { type: 'json' };
 import ruleMatch from '../../schemas/api/rule-match.json' with { type: 'json' };
+import sslRequest from '../../schemas/api/ssl-certificate-request.json' with { type: 'json' };
 import sslSettings from '../../schemas/api/ssl-settings-create.json' with { type: 'json' };
 import wafRule from '../../schemas/api/waf-rule-create.json' with { type: 'json' };
 import { SETTINGS, type SettingDefinition } from '../shared/settings-definitions.js';
@@ -134,5 +135,6 @@ export function settingRules(group: string): Record<string, FieldRule> {
 }
 
 export const SSL_SETTINGS_RULES = fieldRules(sslSettings as Schema);
+export const SSL_REQUEST_RULES = fieldRules(sslRequest as Schema);
 export const CACHE_SETTINGS_RULES = fieldRules(cacheSettings as Schema);
 export const ORIGIN_RULES = fieldRules(origin as Schema);
