@@ -2,12 +2,12 @@
 // channel (GET /api/v1/edge/certificate-keys) as an envelope sealed for this edge's token, stored
 // on disk exactly as received (so only encrypted), and opened in memory only. At start the envelope
 // on disk is opened, so an edge restarted while the core is down still serves TLS.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { openKeys, type CertificateKeys } from '../../shared/certificate-key-envelope.js';
 import { describeAnswer, type CoreClient } from './core-client.js';
+import { replaceFileDurably } from './durable-file.js';
 import type { PulledSnapshot } from './snapshot-check.js';
 
 const KEYS_PATH = '/api/v1/edge/certificate-keys';
@@ -72,23 +72,8 @@ export class CertificateKeyStore {
     }
   }
 
-  // Atomically, like the last-known-good snapshot: a crash leaves the old envelope or the new one.
+  // Atomically and durably, like the last-known-good snapshot: a crash leaves the old envelope or the new one.
   private async save(text: string): Promise<void> {
-    const target = certificateKeysPath(this.options.dataDir);
-    await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-    const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      const file = await open(temporary, 'w', 0o600);
-      try {
-        await file.writeFile(text);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      await rename(temporary, target);
-    } catch (error) {
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
+    await replaceFileDurably(certificateKeysPath(this.options.dataDir), text);
   }
 }

@@ -2,10 +2,10 @@
 // down serves its last config. The file is the config answer the core sent
 // (`{"data":{"version","checksum","created_at","snapshot":<bytes>}}`, the snapshot
 // bytes verbatim), so loading it re-runs every check a pulled answer passes.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { oneLine } from './core-client.js';
+import { replaceFileDurably } from './durable-file.js';
 import { ANSWER_ENVELOPE_BYTES, checkConfigAnswer, type PulledSnapshot } from './snapshot-check.js';
 
 export type LoadedSnapshot = { kind: 'loaded'; pulled: PulledSnapshot } | { kind: 'missing' } | { kind: 'corrupt'; reason: string };
@@ -23,34 +23,7 @@ function fileBytes(pulled: PulledSnapshot): Buffer {
 
 /** Replaces the last-known-good file atomically: a crash leaves the old file or the new one, never a mix. */
 export async function saveLastKnownGood(dataDir: string, pulled: PulledSnapshot): Promise<void> {
-  const target = lastKnownGoodPath(dataDir);
-  const folder = path.dirname(target);
-  await mkdir(folder, { recursive: true });
-  const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    const file = await open(temporary, 'w', 0o600);
-    try {
-      await file.writeFile(fileBytes(pulled));
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, target);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
-  await syncFolder(folder);
-}
-
-/** The rename is durable only once the directory entry is on disk. */
-async function syncFolder(folder: string): Promise<void> {
-  const handle = await open(folder, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await replaceFileDurably(lastKnownGoodPath(dataDir), fileBytes(pulled));
 }
 
 /** Reads and re-checks the last-known-good file; a missing or corrupt file is reported, never thrown. */
