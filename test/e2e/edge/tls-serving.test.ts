@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { TestCore, type Json } from '../../support/core.js';
 import { EdgeProcess } from '../../support/edge-process.js';
 import { createSite, publish, TestOrigin } from '../../support/edge-site.js';
+import { sendRaw } from '../../support/raw-socket.js';
 import { makeTestChain, type TestChain } from '../../support/test-certificates.js';
 import { handshake, httpsRequest } from '../../support/tls-client.js';
 
@@ -46,6 +47,17 @@ describe('cdn edge serves TLS on CDN_EDGE_HTTPS_PORT', function () {
       socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
       socket.on('error', () => undefined);
       socket.on('close', () => resolve({ answer, reused, session }));
+    });
+  }
+
+  // Raw bytes over TLS with SNI `servername` (certificate checks off: the bytes are the test): what came back before the close.
+  function rawTls(port: number, servername: string, bytes: string): Promise<string> {
+    return new Promise((resolve) => {
+      let answer = '';
+      const socket = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => socket.write(bytes));
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(answer));
     });
   }
 
@@ -175,6 +187,32 @@ describe('cdn edge serves TLS on CDN_EDGE_HTTPS_PORT', function () {
     expect(secure.headers['strict-transport-security']).to.equal('max-age=600');
     const other = await httpsRequest({ port: tlsPort(), host: 'www.example.net', path: '/page', ca: netChain.root });
     expect(other.headers).to.not.have.property('strict-transport-security');
+  });
+
+  // The same always_https domain through raw sockets: every decision reads the door's one view of the request.
+  it('decides always_https, the challenge path and the scheme from the normalised request, whatever the spelling (raw sockets)', async () => {
+    const plain = (head: string) => sendRaw(edge.port, `${head}\r\n\r\n`);
+    const location = (text: string) => /\r\nlocation: ([^\r]*)/i.exec(text)?.[1];
+    // Host in capitals, with a trailing dot and a port: the redirect names the normalised host and path.
+    const odd = await plain('GET //page/./x/../y?a=1 HTTP/1.1\r\nHost: WWW.Example.COM.:80');
+    expect([odd.status, location(odd.text)]).to.deep.equal([301, 'https://www.example.com/page/y?a=1']);
+    // An absolute-form https target over a plain connection is still plain: the scheme is the socket's.
+    const absolute = await plain('GET https://www.example.com/page HTTP/1.1\r\nHost: www.example.net');
+    expect([absolute.status, location(absolute.text)]).to.deep.equal([301, 'https://www.example.com/page']);
+    // The client's own claims of https, also as a hop-by-hop header, change nothing.
+    const claimed = await plain('GET /page HTTP/1.1\r\nHost: www.example.com\r\nX-Forwarded-Proto: https\r\nForwarded: proto=https\r\nConnection: keep-alive, X-Forwarded-Proto');
+    expect(claimed.status).to.equal(301);
+    // Spellings of the challenge path are the challenge path: answered by the edge, never redirected or proxied.
+    for (const target of ['/.well-known/%61cme-challenge/token-2', '//.well-known/./acme-challenge/token-2', '/.well-known/x/../acme-challenge/token-2', '/.well-known/acme-challenge/token-2?a=1']) {
+      const answer = await plain(`GET ${target} HTTP/1.1\r\nHost: WWW.EXAMPLE.COM.`);
+      expect([answer.status, location(answer.text), answer.text.includes('no such ACME challenge')], target).to.deep.equal([404, undefined, true]);
+    }
+    // Paths are case-sensitive (RFC 3986): another path, so the redirect applies.
+    expect((await plain('GET /.WELL-KNOWN/acme-challenge/token-2 HTTP/1.1\r\nHost: www.example.com')).status).to.equal(301);
+    // Over TLS the Host is read normalised too: served for its certificate's name however spelled, 421 for another domain's.
+    const overTls = (host: string) => rawTls(tlsPort(), 'www.example.com', `GET /raw HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    expect(await overTls('WWW.EXAMPLE.COM.:443')).to.match(/^HTTP\/1\.1 200[^]*proto=https \/raw/);
+    expect(await overTls('www.example.net')).to.match(/^HTTP\/1\.1 421/);
   });
 
   it('serves a replaced certificate to new handshakes without dropping an open keep-alive connection', async () => {
