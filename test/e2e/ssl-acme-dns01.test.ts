@@ -2,6 +2,7 @@ import { randomBytes, X509Certificate } from 'node:crypto';
 import { expect } from 'chai';
 import { TestCore, type Json } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
+import { sslJobFinished } from '../support/ssl-jobs.js';
 import { Pebble, pebbleMissing } from '../support/pebble.js';
 import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
 
@@ -41,12 +42,7 @@ describe('ACME issuance by DNS-01 against pebble', function () {
     await pdns?.stop();
   });
 
-  const finished = (jobId: string): Promise<Json> =>
-    eventually(`job ${jobId} finished`, async () => {
-      const { data } = await core.get(`/api/v1/domains/${domainId}/ssl/acme-status`);
-      const job = data.jobs.find((row: Json) => row.id === jobId);
-      return job && ['succeeded', 'failed'].includes(job.status) ? job : undefined;
-    }, 90000);
+  const finished = (jobId: string): Promise<Json> => sslJobFinished(core, domainId, jobId);
 
   const certificates = async (): Promise<Json[]> => (await core.get(`/api/v1/domains/${domainId}/ssl/certificates`)).data;
 

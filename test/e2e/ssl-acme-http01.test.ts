@@ -5,6 +5,7 @@ import { TestCore, type Json } from '../support/core.js';
 import { EdgeProcess } from '../support/edge-process.js';
 import { createSite, publish, TestOrigin } from '../support/edge-site.js';
 import { eventually } from '../support/eventually.js';
+import { sslJobFinished } from '../support/ssl-jobs.js';
 import { Pebble, pebbleMissing } from '../support/pebble.js';
 import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
 
@@ -63,12 +64,7 @@ describe('ACME issuance by HTTP-01 through a real edge', function () {
     await pdns?.stop();
   });
 
-  const finished = (jobId: string): Promise<Json> =>
-    eventually(`job ${jobId} finished`, async () => {
-      const { data } = await core.get(`/api/v1/domains/${domainId}/ssl/acme-status`);
-      const job = data.jobs.find((row: Json) => row.id === jobId);
-      return job && ['succeeded', 'failed'].includes(job.status) ? job : undefined;
-    }, 90000);
+  const finished = (jobId: string): Promise<Json> => sslJobFinished(core, domainId, jobId);
 
   it('answers a stored token at once on the plain port, before the rules, for its host only', async () => {
     expect((await edge.request(`www.${apex}`, '/anything')).status).to.equal(403);

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { startCore, type RunningCore } from '../../src/core/start.js';
 import { TestCore, type Json } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
+import { sslJobsFinished } from '../support/ssl-jobs.js';
 import { Pebble, pebbleMissing } from '../support/pebble.js';
 import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
 
@@ -48,11 +49,7 @@ describe('the SSL scheduler on two cores against pebble', function () {
     await pdns?.stop();
   });
 
-  const allFinished = (): Promise<Json[]> =>
-    eventually('every job finished', async () => {
-      const { data } = await core.get(`/api/v1/domains/${domainId}/ssl/acme-status`);
-      return data.jobs.every((job: Json) => ['succeeded', 'failed'].includes(job.status)) ? data.jobs : undefined;
-    }, 120000);
+  const allFinished = (): Promise<Json[]> => sslJobsFinished(core, domainId);
 
   it('runs each job once: one certificate per job, each job in one attempt', async () => {
     const names = ['a', 'b', 'c', 'd'].map((label) => `${label}.${apex}`);
