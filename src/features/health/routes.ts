@@ -13,6 +13,7 @@ const now = () => Math.floor(Date.now() / 1000);
 /** Health (liveness), readiness (database) and the authenticated readiness detail. */
 export function healthRoutes(deps: AppDeps): Route[] {
   const startedAt = Date.now();
+  const keyStorage = sslKeyStorageStatus(deps.config);
   // Public answers say only ok or fail: the reason of a failure names the database host and port,
   // which only authenticated callers of /api/v1/readiness get to see.
   const readiness = async () => {
@@ -61,7 +62,7 @@ export function healthRoutes(deps: AppDeps): Route[] {
           database: { ...database, migrations: Array.isArray(migrations) ? summarize(migrations) : migrations },
           retention,
           dns: typeof dns === 'string' ? dns : { ...dns, loop: deps.dns?.loop?.status() ?? null },
-          ssl: sslKeyStorageStatus(deps),
+          ssl: keyStorage,
           ssl_jobs: sslJobs,
         };
       },
@@ -70,8 +71,8 @@ export function healthRoutes(deps: AppDeps): Route[] {
 }
 
 // Whether certificate keys can be stored, and under which key (the id reveals nothing of the key).
-function sslKeyStorageStatus(deps: AppDeps) {
-  const box = secretBoxOf(deps.config);
+function sslKeyStorageStatus(config: AppDeps['config']) {
+  const box = secretBoxOf(config);
   return box ? { key_storage: 'configured', key_id: box.keyId } : { key_storage: 'not configured: set CDN_SSL_SECRET_KEY', key_id: null };
 }
 
