@@ -62,11 +62,11 @@ export async function acmeStatus(db: Db, config: Config, domainId: string) {
   const [account, jobs, certificates] = await Promise.all([
     accountState(db, config.sslAcmeDirectoryUrl),
     db.sslJob.findMany({ where: { domain_id: domainId }, orderBy: [{ created_at: 'desc' }, { id: 'asc' }], take: STATUS_JOBS }),
-    db.sslCertificate.findMany({ where: { domain_id: domainId, source: 'acme', status: 'active' }, orderBy: { created_at: 'desc' }, select: { id: true, hostnames: true, not_after: true, renew_after: true } }),
+    db.sslCertificate.findMany({ where: { domain_id: domainId, source: 'acme', status: 'active' }, orderBy: { created_at: 'desc' }, select: { id: true, hostnames: true, not_after: true, renew_after: true, renewal_info_check_after: true } }),
   ]);
   return {
     account,
     jobs: jobs.map(jobView),
-    certificates: certificates.map((row) => ({ id: row.id, hostnames: row.hostnames, not_after: unixSeconds(row.not_after), renew_after: unixSeconds(row.renew_after) })),
+    certificates: certificates.map((row) => ({ id: row.id, hostnames: row.hostnames, not_after: unixSeconds(row.not_after), renew_after: unixSeconds(row.renew_after), renewal_info_check_after: unixSeconds(row.renewal_info_check_after) })),
   };
 }

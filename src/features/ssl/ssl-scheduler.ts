@@ -12,7 +12,8 @@ import { configureAcme } from './acme/acme-connection.js';
 import { storeAcmeCertificate } from './acme/acme-certificates.js';
 import type { ChallengeType } from './acme/acme-challenges.js';
 import { orderCertificate, type IssuedCertificate, type OrderRequest } from './acme/acme-order.js';
-import { ariRenewalTime } from './acme/renewal-info.js';
+import { checkRenewalInfo } from './acme/renewal-info.js';
+import { checkDueRenewalInfo, replacedCertificateId } from './acme/renewal-info-checks.js';
 import { errorLine, isAccountGone, isRateLimit, MAX_ATTEMPTS, retryDecision } from './acme/acme-problem.js';
 import { servedHostnames } from './certificates.js';
 import type { SecretBox } from './secret-box.js';
@@ -110,9 +111,11 @@ async function issue(deps: SchedulerDeps, job: ClaimedJob): Promise<string> {
   const domain = await db.domain.findUniqueOrThrow({ where: { id: job.domain_id }, select: { domain: true, status: true } });
   if (domain.status !== 'active') throw new JobCancelled(`cancelled: the domain is ${domain.status}, and only active domains get certificates`);
   const proxied = new Set(await servedHostnames(db, job.domain_id, domain.domain));
-  const issued = await orderWithAccount(deps, { jobId: job.id, domainId: job.domain_id, hostnames: job.hostnames, challenge: job.challenge, proxied });
-  const renewAfter = await ariRenewalTime(config.sslAcmeDirectoryUrl, issued.certificatePem);
-  return storeAcmeCertificate(db, box!, job.domain_id, issued, job.kind === 'renew' ? job.certificate_id : null, renewAfter);
+  const renewed = job.kind === 'renew' ? job.certificate_id : null;
+  const replaces = renewed ? await replacedCertificateId(deps.pool, renewed) : undefined;
+  const issued = await orderWithAccount(deps, { jobId: job.id, domainId: job.domain_id, hostnames: job.hostnames, challenge: job.challenge, proxied, replaces });
+  const renewal = await checkRenewalInfo(config.sslAcmeDirectoryUrl, issued.certificatePem);
+  return storeAcmeCertificate(db, box!, job.domain_id, issued, renewed, renewal);
 }
 
 async function finish(deps: SchedulerDeps, job: ClaimedJob, outcome: { certificateId: string } | { error: unknown }): Promise<void> {
@@ -162,7 +165,7 @@ export function acmeReady(config: Config, box: SecretBox | undefined): boolean {
   return Boolean(config.sslAcmeDirectoryUrl && box);
 }
 
-/** One round: reclaim stale jobs, drop expired challenges, queue due renewals, run up to 10 queued jobs. Returns the jobs it ran. */
+/** One round: reclaim stale jobs, drop expired challenges, ask the CA about due renewal windows, queue due renewals, run up to 10 queued jobs. Returns the jobs it ran. */
 export async function schedulerRound(deps: SchedulerDeps): Promise<number> {
   const now = () => deps.now?.() ?? new Date();
   const reclaimed = await reclaimStaleJobs(deps.pool, now(), deps.staleAfterMs ?? STALE_AFTER_MS);
@@ -170,9 +173,11 @@ export async function schedulerRound(deps: SchedulerDeps): Promise<number> {
   // Challenges a stopped core left behind are answered no longer; their rows go too.
   await deps.db.acmeChallenge.deleteMany({ where: { expires_at: { lt: now() } } });
   if (!acmeReady(deps.config, deps.box)) return 0;
+  configureAcme(deps.config.sslAcmeCaFile);
+  const moved = await checkDueRenewalInfo(deps.pool, deps.config.sslAcmeDirectoryUrl, now());
+  if (moved) deps.logger.info({ certificates: moved }, 'renewal times moved by the CA\'s renewal information');
   const queued = await queueDueRenewals(deps.pool, now());
   if (queued) deps.logger.info({ queued }, 'ssl renewals queued');
-  configureAcme(deps.config.sslAcmeCaFile);
   let ran = 0;
   for (; ran < JOBS_PER_ROUND; ran++) {
     const job = await claim(deps.pool, deps.coreId, now());

@@ -5,6 +5,7 @@ import { markConfigDirty } from '../../../publish/dirty.js';
 import { privateKeyContext } from '../key-storage.js';
 import type { SecretBox } from '../secret-box.js';
 import type { IssuedCertificate } from './acme-order.js';
+import type { RenewalInfoCheck } from './renewal-info.js';
 
 /** When a certificate without a renewal window from its CA is renewed: two thirds into its lifetime. */
 export function renewalTime(notBefore: Date, notAfter: Date): Date {
@@ -16,12 +17,12 @@ function sameNames(a: string[], b: string[]): boolean {
 }
 
 /**
- * Stores an issued certificate, its key sealed, as active (source acme), renewed at `renewAfter`
- * (the CA's window) or two thirds into its lifetime, and marks `replaces` (the
+ * Stores an issued certificate, its key sealed, as active (source acme), renewed when the CA's
+ * renewal information says (asked again when it says) or two thirds into its lifetime, and marks `replaces` (the
  * certificate a renewal renews) and every other active ACME certificate of the domain for the same
  * names as replaced, in one transaction under the domain's row lock. Marks the config dirty.
  */
-export async function storeAcmeCertificate(db: Db, box: SecretBox, domainId: string, issued: IssuedCertificate, replaces: string | null, renewAfter?: Date): Promise<string> {
+export async function storeAcmeCertificate(db: Db, box: SecretBox, domainId: string, issued: IssuedCertificate, replaces: string | null, renewal: RenewalInfoCheck = { offered: false }): Promise<string> {
   const leaf = new X509Certificate(issued.certificatePem);
   const hostnames = [...new Set((leaf.subjectAltName ?? '').split(', ').filter((entry) => entry.startsWith('DNS:')).map((entry) => entry.slice(4).toLowerCase()))];
   const notBefore = new Date(leaf.validFrom);
@@ -44,7 +45,8 @@ export async function storeAcmeCertificate(db: Db, box: SecretBox, domainId: str
         fingerprint_sha256: leaf.fingerprint256,
         not_before: notBefore,
         not_after: notAfter,
-        renew_after: renewAfter ?? renewalTime(notBefore, notAfter),
+        renew_after: (renewal.offered && renewal.renewAt) || renewalTime(notBefore, notAfter),
+        renewal_info_check_after: renewal.offered ? renewal.checkAgainAt : null,
         certificate_pem: issued.certificatePem,
         chain_pem: issued.chainPem,
         private_key_encrypted: box.seal(issued.privateKeyPem, privateKeyContext(id)),

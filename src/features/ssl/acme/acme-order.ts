@@ -4,10 +4,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import acme from 'acme-client';
 import type { Config } from '../../../config/load.js';
 import type { Db } from '../../../db/client.js';
-import { ChallengeFailed } from './acme-problem.js';
+import { AcmeProblem, ChallengeFailed } from './acme-problem.js';
 import { challengeFor, dnsChallengeOwner, removeChallenges, storeChallenges, waitForZonePublished, type ChallengeType, type PendingChallenge } from './acme-challenges.js';
 
-export type OrderRequest = { jobId: string; domainId: string; hostnames: string[]; challenge: ChallengeType | null; proxied: Set<string> };
+/** `replaces`: the RFC 9773 identifier of the certificate a renewal replaces, for a CA that offers renewal information. */
+export type OrderRequest = { jobId: string; domainId: string; hostnames: string[]; challenge: ChallengeType | null; proxied: Set<string>; replaces?: string };
 export type IssuedCertificate = { certificatePem: string; chainPem: string | null; privateKeyPem: string };
 
 type Prepared = { pending: PendingChallenge; challenge: { url: string; type: string; token: string } };
@@ -41,9 +42,25 @@ function splitBundle(bundle: string): { certificatePem: string; chainPem: string
   return { certificatePem: `${leaf.trim()}\n`, chainPem: chain.length ? `${chain.map((pem) => pem.trim()).join('\n')}\n` : null };
 }
 
+const ALREADY_REPLACED = 'urn:ietf:params:acme:error:alreadyReplaced';
+
+// RFC 9773 section 5: a renewal names the certificate it replaces, so the CA can let it through
+// its limits; when the CA says that certificate was replaced already (a renewal that was issued
+// but not stored), the order goes again without the claim.
+export async function createOrder(client: Pick<acme.Client, 'createOrder'>, request: OrderRequest): Promise<acme.Order> {
+  const identifiers = request.hostnames.map((value) => ({ type: 'dns', value }));
+  if (!request.replaces) return client.createOrder({ identifiers });
+  try {
+    return await client.createOrder({ identifiers, replaces: request.replaces } as Parameters<acme.Client['createOrder']>[0]);
+  } catch (error) {
+    if (error instanceof AcmeProblem && error.type === ALREADY_REPLACED) return client.createOrder({ identifiers });
+    throw error;
+  }
+}
+
 /** Orders a certificate for the request's names and returns it with its new ECDSA P-256 key. */
 export async function orderCertificate(db: Db, config: Config, client: acme.Client, request: OrderRequest): Promise<IssuedCertificate> {
-  const order = await client.createOrder({ identifiers: request.hostnames.map((value) => ({ type: 'dns', value })) });
+  const order = await createOrder(client, request);
   const authorizations = await client.getAuthorizations(order);
   const prepared = (await Promise.all(authorizations.map((authorization) => prepare(client, authorization, request)))).filter((item): item is Prepared => item !== undefined);
   try {

@@ -1,7 +1,10 @@
 // ACME Renewal Information (RFC 9773): when the CA's directory offers `renewalInfo`, the CA says
-// in which window a certificate should be renewed; the renewal is placed at a random time in it.
+// in which window a certificate should be renewed; the renewal is placed at a random time in it, and
+// the CA is asked again as its Retry-After says, since it may move the window (a mass revocation moves
+// it to now).
 import { X509Certificate } from 'node:crypto';
 import acme from 'acme-client';
+import { retryAfterSeconds } from './acme-problem.js';
 
 const AKI_OID = Buffer.from([0x06, 0x03, 0x55, 0x1d, 0x23]);
 
@@ -45,25 +48,69 @@ export function ariCertificateId(keyIdentifier: Buffer, serial: Buffer): string 
   return `${keyIdentifier.toString('base64url')}.${serial.toString('base64url')}`;
 }
 
-/**
- * When the CA suggests renewing `certificatePem`: a random time inside its window (now when the
- * window has passed); undefined when the directory offers no renewalInfo or the answer is unusable.
- */
-export async function ariRenewalTime(directoryUrl: string, certificatePem: string, now = new Date()): Promise<Date | undefined> {
+/** The RFC 9773 identifier of a PEM certificate; undefined when it names no Authority Key Identifier. */
+export function certificateIdOf(certificatePem: string): string | undefined {
   const leaf = new X509Certificate(certificatePem);
   const keyIdentifier = authorityKeyIdentifier(leaf.raw);
-  if (!keyIdentifier) return undefined;
+  return keyIdentifier ? ariCertificateId(keyIdentifier, serialBytes(leaf.serialNumber)) : undefined;
+}
+
+/** The CA's renewalInfo base URL, when its directory offers one. */
+export async function renewalInfoUrl(directoryUrl: string): Promise<string | undefined> {
+  const directory = (await acme.axios.get(directoryUrl)).data as { renewalInfo?: unknown };
+  return typeof directory.renewalInfo === 'string' ? directory.renewalInfo.replace(/\/$/, '') : undefined;
+}
+
+// How long to wait before asking again: what the CA's Retry-After asks, held between a minute and a
+// day (RFC 9773 section 4.3), six hours when it says nothing; an hour after a failed check.
+const MIN_CHECK_SECONDS = 60;
+const MAX_CHECK_SECONDS = 86_400;
+const DEFAULT_CHECK_SECONDS = 6 * 3600;
+export const FAILED_CHECK_SECONDS = 3600;
+
+function checkAgainAt(retryAfterHeader: unknown, now: Date): Date {
+  const asked = retryAfterSeconds(typeof retryAfterHeader === 'string' ? retryAfterHeader : undefined, now) ?? DEFAULT_CHECK_SECONDS;
+  return new Date(now.getTime() + Math.min(MAX_CHECK_SECONDS, Math.max(MIN_CHECK_SECONDS, asked)) * 1000);
+}
+
+/**
+ * When to renew inside a suggested window: `current` when it already lies in it, else a random time
+ * in it (now when the window has passed).
+ */
+export function renewalTimeIn(window: { start: number; end: number }, now: Date, current?: Date): Date {
+  const at = current?.getTime();
+  if (at !== undefined && at >= window.start && at <= window.end && at >= now.getTime()) return current!;
+  if (window.end <= now.getTime()) return now;
+  const from = Math.max(window.start, now.getTime());
+  return new Date(from + Math.random() * (window.end - from));
+}
+
+/**
+ * What the CA says of a certificate's renewal: `offered: false` when its directory has no
+ * renewalInfo (the two-thirds rule applies and nothing is polled); otherwise when to renew (absent
+ * when the answer was unusable or unreachable) and when to ask again.
+ */
+export type RenewalInfoCheck = { offered: false } | { offered: true; renewAt?: Date; checkAgainAt: Date };
+
+/** Asks the CA's renewalInfo about `certificatePem`; `current` is the renewal time already chosen, kept when still in the window. */
+export async function checkRenewalInfo(directoryUrl: string, certificatePem: string, now = new Date(), current?: Date): Promise<RenewalInfoCheck> {
+  const failed = { offered: true, checkAgainAt: new Date(now.getTime() + FAILED_CHECK_SECONDS * 1000) } as const;
+  const id = certificateIdOf(certificatePem);
+  let base: string | undefined;
   try {
-    const directory = (await acme.axios.get(directoryUrl)).data as { renewalInfo?: unknown };
-    if (typeof directory.renewalInfo !== 'string') return undefined;
-    const answer = (await acme.axios.get(`${directory.renewalInfo.replace(/\/$/, '')}/${ariCertificateId(keyIdentifier, serialBytes(leaf.serialNumber))}`)).data as { suggestedWindow?: { start?: string; end?: string } };
-    const start = Date.parse(answer.suggestedWindow?.start ?? '');
-    const end = Date.parse(answer.suggestedWindow?.end ?? '');
-    if (Number.isNaN(start) || Number.isNaN(end) || end < start) return undefined;
-    if (end <= now.getTime()) return now;
-    const from = Math.max(start, now.getTime());
-    return new Date(from + Math.random() * (end - from));
+    base = await renewalInfoUrl(directoryUrl);
   } catch {
-    return undefined;
+    return failed;
+  }
+  if (!base || !id) return { offered: false };
+  try {
+    const response = await acme.axios.get(`${base}/${id}`);
+    const answer = response.data as { suggestedWindow?: { start?: string; end?: string } };
+    const window = { start: Date.parse(answer.suggestedWindow?.start ?? ''), end: Date.parse(answer.suggestedWindow?.end ?? '') };
+    // RFC 9773 section 4.2: a window that ends before it starts is treated as no answer.
+    if (Number.isNaN(window.start) || Number.isNaN(window.end) || window.end <= window.start) return failed;
+    return { offered: true, renewAt: renewalTimeIn(window, now, current), checkAgainAt: checkAgainAt(response.headers?.['retry-after'], now) };
+  } catch {
+    return failed;
   }
 }
