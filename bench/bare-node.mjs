@@ -73,8 +73,9 @@ function listen(handler) {
 if (cluster.isPrimary) {
   let listening = 0;
   for (let i = 0; i < WORKERS; i++) {
-    cluster.fork().on('listening', () => {
-      if (++listening === WORKERS) process.send?.('listening');
+    // A worker on its own socket (reusePort) tells no cluster 'listening': each says so itself.
+    cluster.fork().on('message', (message) => {
+      if (message === 'listening' && ++listening === WORKERS) process.send?.('listening');
     });
   }
   process.on('SIGTERM', () => {
@@ -83,5 +84,5 @@ if (cluster.isPrimary) {
   });
 } else {
   const handler = mode === 'proxy' ? proxy() : await cache();
-  listen(handler);
+  listen(handler).on('listening', () => process.send('listening'));
 }
