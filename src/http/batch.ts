@@ -41,15 +41,17 @@ async function withConflictRetries<T>(run: () => Promise<T>): Promise<T> {
 }
 
 // Audit actions of writes that create, change or remove configuration. Actions whose cost is not
-// a row's (purges, nameserver lookups, activation, usage recalculation, logout) are sent alone.
+// a row's (purges, nameserver checks, usage recalculation, logout) are sent alone, unless the
+// route opts in (activation: onboarding creates and activates thousands of domains).
 const CONFIGURATION_WRITE = /\.(create|update|delete|replace|import)$/;
 
 /**
- * Routes a batch may run: audited configuration writes of the control-plane API whose handler
- * works on the request's transaction. Edge, public and raw-body routes (webhooks) are not.
+ * Routes a batch may run: audited configuration writes of the control-plane API (or routes that
+ * opt in with `batchable`) whose handler works on the request's transaction. Edge, public and
+ * raw-body routes (webhooks) are not.
  */
 function batchable(route: Route): boolean {
-  if (!route.audit || !CONFIGURATION_WRITE.test(route.audit.action)) return false;
+  if (!route.audit || !(CONFIGURATION_WRITE.test(route.audit.action) || route.batchable)) return false;
   return (route.auth === 'api' || route.auth === 'admin-session') && !route.rawBody && !route.ownTransaction;
 }
 

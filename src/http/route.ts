@@ -71,6 +71,11 @@ export type Route = {
   createMany?: (context: RouteContext, bodies: any[]) => Promise<unknown[]>;
   /** Runs once the route's transaction committed (e.g. waking a loop that must see the change). */
   afterCommit?: (context: RouteContext, result: any) => void;
+  /**
+   * A batch may run this route although its audit action is not a configuration write
+   * (batch.ts): an action that onboarding needs next to the writes it follows (domain activation).
+   */
+  batchable?: boolean;
   /** The handler takes its own lock and transaction (not the request's), so it cannot run in a batch. */
   ownTransaction?: boolean;
   /** The change affects what edges or DNS serve: the published config is marked dirty in the same transaction. */

@@ -8,11 +8,12 @@ import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { inTransaction } from '../db/transaction.js';
 import type { ActiveVersion } from './active-version.js';
 import { BURST_TIMING, burstSettled, type BurstTiming } from './dirty.js';
+import { backingOff, NO_FAILURE, PUBLISH_BACKOFF, recordPublishFailure, type PublishBackoff } from './publish-backoff.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
 
 const gzipAsync = promisify(gzip);
 
-export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large'; version: number | null; detail?: string };
+export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string };
 
 async function pruneSnapshots(db: Db, active: number, keepLast: number, batchSize: number): Promise<void> {
   const keep = await db.configSnapshot.findMany({ where: { version: { lt: active } }, orderBy: { version: 'desc' }, take: keepLast, select: { version: true } });
@@ -34,7 +35,7 @@ async function storeSnapshot(client: pg.PoolClient, stored: Stored): Promise<voi
   const { version, built, seen, now, source } = stored;
   await inTransaction(client, async () => {
     await client.query('INSERT INTO config_snapshots (version, checksum, size_bytes, payload, source, domain_count) VALUES ($1, $2, $3, $4, $5, $6)', [version, built.checksum, built.body.length, built.body, source, built.domainCount]);
-    await client.query('UPDATE publish_state SET active_version = $1, published_seq = $2, last_publish_at = $3, last_attempt_at = $3, last_error = NULL, dirty_since = NULL, updated_at = now() WHERE id = 1', [version, seen, now]);
+    await client.query('UPDATE publish_state SET active_version = $1, published_seq = $2, last_publish_at = $3, last_attempt_at = $3, last_error = NULL, publish_failures = 0, failing_since = NULL, retry_at = NULL, dirty_since = NULL, updated_at = now() WHERE id = 1', [version, seen, now]);
     await client.query("UPDATE purge_requests SET status = 'in_progress', config_version = $1, updated_at = now() WHERE id = ANY($2::text[]) AND status = 'queued'", [version, built.purgeIds]);
   });
 }
@@ -45,38 +46,58 @@ export async function activeChecksum(db: Db, version: number | null): Promise<st
   return (await db.configSnapshot.findUnique({ where: { version }, select: { checksum: true } }))?.checksum;
 }
 
+type PublishOptions = { force?: boolean; source?: string; backoff?: PublishBackoff };
+
 /**
  * Publishes a new snapshot when the config is dirty: one publisher at a time
  * (advisory lock, safe with several cores). The change counter is read before
  * building, so changes made during the build leave the config dirty for the next
- * round. `force` builds even when nothing is dirty (a rebuild). The previous active
- * snapshot stays valid until the new one is stored; a checksum equal to the active
- * one's stores nothing, forced or not; an oversized snapshot fails loudly and keeps
- * the old one active.
+ * round. `force` builds even when nothing is dirty or a failure's backoff runs (a
+ * rebuild). The previous active snapshot stays valid until the new one is stored; a
+ * checksum equal to the active one's stores nothing, forced or not. A failure (an
+ * oversized snapshot, or an error while building or storing) keeps the old one
+ * active and is recorded with its backoff, which every replica then waits out.
  */
-export async function publishOnce(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, options: { force?: boolean; source?: string } = {}): Promise<PublishResult> {
+export async function publishOnce(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, options: PublishOptions = {}): Promise<PublishResult> {
+  const backoff = options.backoff ?? PUBLISH_BACKOFF;
   return withAdvisoryLock(pool, LOCK_KEYS.publish, async (client) => {
     const state = await db.publishState.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
     if (!options.force && state.active_version !== null && state.change_seq <= state.published_seq) return { outcome: 'up_to_date', version: state.active_version };
-    const seen = state.change_seq;
-    const now = new Date();
-    const built = await buildSnapshot(db, pool, config, defaults);
-    // Even a forced rebuild stores nothing when the content is the active one: a new version would make every edge download it again.
-    // The configuration as it stands is then published, so an earlier failure (too large) is over.
-    if ((await activeChecksum(db, state.active_version)) === built.checksum) {
-      await db.publishState.update({ where: { id: 1 }, data: { published_seq: seen, last_attempt_at: now, last_error: null, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
-      return { outcome: 'unchanged', version: state.active_version };
+    // Checked under the lock: a replica that waited for it sees the failure the holder just recorded.
+    if (!options.force && backingOff(state)) return { outcome: 'backing_off', version: state.active_version, detail: `retrying at ${state.retry_at!.toISOString()}` };
+    try {
+      return await buildAndStore({ db, pool, client, config, defaults, source: options.source ?? 'publish', backoff }, state);
+    } catch (error) {
+      await recordPublishFailure(db, `publish failed: ${(error as Error).message}`, backoff).catch(() => undefined);
+      throw error;
     }
-    if (built.body.length > config.edgeConfigMaxBytes) {
-      const detail = `snapshot of ${built.body.length} bytes exceeds CDN_EDGE_CONFIG_MAX_BYTES (${config.edgeConfigMaxBytes}); version ${state.active_version ?? 'none'} stays active`;
-      await db.publishState.update({ where: { id: 1 }, data: { last_error: detail, last_error_at: now, last_attempt_at: now } });
-      return { outcome: 'too_large', version: state.active_version, detail };
-    }
-    const version = (state.active_version ?? 0) + 1;
-    await storeSnapshot(client, { version, built, seen, now, source: options.source ?? 'publish' });
-    await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
-    return { outcome: 'published', version };
   });
+}
+
+type SeenState = { change_seq: bigint; active_version: number | null; dirty_since: Date | null };
+type Publishing = { db: Db; pool: pg.Pool; client: pg.PoolClient; config: Config; defaults: SnapshotDefaults; source: string; backoff: PublishBackoff };
+
+// Builds the snapshot of the config as it stands and stores it, unless it is the active one or too large.
+async function buildAndStore(publishing: Publishing, state: SeenState): Promise<PublishResult> {
+  const { db, pool, client, config, defaults, source, backoff } = publishing;
+  const seen = state.change_seq;
+  const now = new Date();
+  const built = await buildSnapshot(db, pool, config, defaults);
+  // Even a forced rebuild stores nothing when the content is the active one: a new version would make every edge download it again.
+  // The configuration as it stands is then published, so an earlier failure (too large) is over.
+  if ((await activeChecksum(db, state.active_version)) === built.checksum) {
+    await db.publishState.update({ where: { id: 1 }, data: { ...NO_FAILURE, published_seq: seen, last_attempt_at: now, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
+    return { outcome: 'unchanged', version: state.active_version };
+  }
+  if (built.body.length > config.edgeConfigMaxBytes) {
+    const detail = `snapshot of ${built.body.length} bytes exceeds CDN_EDGE_CONFIG_MAX_BYTES (${config.edgeConfigMaxBytes}); version ${state.active_version ?? 'none'} stays active`;
+    await recordPublishFailure(db, detail, backoff, now);
+    return { outcome: 'too_large', version: state.active_version, detail };
+  }
+  const version = (state.active_version ?? 0) + 1;
+  await storeSnapshot(client, { version, built, seen, now, source });
+  await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
+  return { outcome: 'published', version };
 }
 
 type ServedSnapshot = { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: Buffer };
@@ -119,15 +140,16 @@ export class ActiveSnapshotCache {
 /**
  * The background publisher: checks the dirty counter every `tickMs`, waits for a
  * burst of writes to settle (`quietMs`, at most `maxWaitMs` after the first
- * change) and publishes once for the whole burst.
+ * change) and publishes once for the whole burst. After a failed publish it builds
+ * nothing until the failure's backoff has passed (`backoff`, shared by every replica).
  */
-export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, logger: Logger, timing: BurstTiming = BURST_TIMING): () => Promise<void> {
+export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, logger: Logger, timing: BurstTiming = BURST_TIMING, backoff: PublishBackoff = PUBLISH_BACKOFF): () => Promise<void> {
   let running: Promise<void> | undefined;
   const tick = async () => {
     const state = await db.publishState.findUnique({ where: { id: 1 } });
     const dirty = !state || state.active_version === null || state.change_seq > state.published_seq;
-    if (!dirty || (state && !burstSettled(state, timing))) return;
-    const result = await publishOnce(db, pool, config, defaults);
+    if (!dirty || (state && (!burstSettled(state, timing) || backingOff(state)))) return;
+    const result = await publishOnce(db, pool, config, defaults, { backoff });
     if (result.outcome === 'published') logger.info({ version: result.version }, 'config snapshot published');
     else if (result.outcome === 'too_large') logger.error({ detail: result.detail }, 'config snapshot not published');
   };

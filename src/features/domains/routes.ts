@@ -83,6 +83,8 @@ export function domainRoutes(deps: AppDeps): Route[] {
       optionalBody: true,
       audit: { action: 'domain.activate', target: 'domain' },
       publishes: true,
+      // Onboarding creates, fills and activates a domain in one batch; its delegation lookup runs there as here.
+      batchable: true,
       handler: async ({ db, params, body }) => ({ data: await activateDomain(db, params.domainId, body.override === true, lookup) }),
     },
     {

@@ -172,8 +172,11 @@ export async function deleteDomain(db: Db, id: string): Promise<void> {
   await db.domain.delete({ where: { id } });
 }
 
-async function recordObserved(db: Db, id: string, observed: string[], now: Date): Promise<void> {
-  await db.domainNameserver.deleteMany({ where: { domain_id: id, kind: 'observed', hostname: { notIn: observed } } });
+// `stored`: the domain's nameserver rows as read in this transaction; an activation of a new domain has none to delete.
+async function recordObserved(db: Db, id: string, observed: string[], stored: NameserverRow[], now: Date): Promise<void> {
+  if (stored.some((row) => row.kind === 'observed' && !observed.includes(row.hostname))) {
+    await db.domainNameserver.deleteMany({ where: { domain_id: id, kind: 'observed', hostname: { notIn: observed } } });
+  }
   for (const hostname of observed) {
     await db.domainNameserver.upsert({
       where: { domain_id_kind_hostname: { domain_id: id, kind: 'observed', hostname } },
@@ -212,6 +215,63 @@ async function queueManagedSsl(db: Db, domainId: string, apex: string): Promise<
   return job.id;
 }
 
+type NameserverRow = { kind: 'expected' | 'observed'; hostname: string };
+type StoredDomain = DomainRow & { status: DomainStatus; nameservers: NameserverRow[] };
+
+// The domain row with its nameserver rows in one statement, without Prisma (which compiles every
+// query again): an onboarding batch activates thousands of domains (docs/api.md, Batches).
+const NAMESERVER_ROWS = `COALESCE((SELECT json_agg(json_build_object('kind', n.kind, 'hostname', n.hostname)) FROM domain_nameservers n WHERE n.domain_id = d.id), '[]'::json) AS nameservers`;
+
+async function loadDomain(db: Db, id: string): Promise<StoredDomain> {
+  const { rows } = await sqlOf(db).query<StoredDomain>(`SELECT d.*, ${NAMESERVER_ROWS} FROM domains d WHERE d.id = $1`, [id]);
+  if (!rows[0]) throw new NotFoundError('domain', id);
+  return rows[0];
+}
+
+// The check's columns and the activation by override in one write.
+async function activateByOverride(db: Db, id: string, check: DelegationCheck, now: Date): Promise<StoredDomain> {
+  const { rows } = await sqlOf(db).query<StoredDomain>(
+    `WITH updated AS (
+       UPDATE domains SET nameservers_checked_at = $2, nameservers_check_error = $3, status = 'active', activated_at = $2, activation_override = true, updated_at = $2
+       WHERE id = $1 RETURNING *)
+     SELECT d.*, ${NAMESERVER_ROWS} FROM updated d`,
+    [id, now, check.data.nameservers_check_error],
+  );
+  return rows[0];
+}
+
+/** What a delegation check saw and moved, and the domain columns it has still to write (`data`). */
+type DelegationCheck = { data: Record<string, unknown>; status: DomainStatus; comparison: DelegationComparison | undefined; lookupError: string | undefined; sslJobId: string | undefined };
+
+// Looks up the apex's NS records, records the observed set and moves the status (queueing the
+// certificate on pending → active); the check's own columns are left in `data` for the caller's write.
+async function checkDelegation(db: Db, current: StoredDomain, lookup: DelegationLookup, now: Date): Promise<DelegationCheck> {
+  const id = current.id;
+  const delegation: Delegation = await lookup(current.domain);
+  // What the check saw stays with the domain: the observed set, or why the lookup could not tell.
+  const data: Record<string, unknown> = { nameservers_checked_at: now, nameservers_check_error: delegation.known ? null : delegation.error };
+  let comparison: DelegationComparison | undefined;
+  let sslJobId: string | undefined;
+  let status = current.status;
+  if (delegation.known) {
+    await recordObserved(db, id, delegation.nameservers, current.nameservers, now);
+    const expected = current.nameservers.filter((row) => row.kind === 'expected').map((row) => row.hostname);
+    comparison = compareDelegation(expected, delegation.nameservers);
+    const next = nextStatus(current.status, comparison.delegated, current.activation_override);
+    if (comparison.delegated) Object.assign(data, { nameservers_verified_at: now, activation_override: false });
+    // Compare and set: of several checks at once, one moves the status (and queues the certificate).
+    const moved = next !== current.status && (await db.domain.updateMany({ where: { id, status: current.status }, data: { status: next, activated_at: next === 'active' ? now : null, activation_override: false } })).count === 1;
+    if (moved) status = next;
+    if (moved && next === 'active') sslJobId = await queueManagedSsl(db, id, current.domain);
+  }
+  return { data, status, comparison, lookupError: delegation.known ? undefined : delegation.error, sslJobId };
+}
+
+async function recordCheck(db: Db, current: StoredDomain, check: DelegationCheck): Promise<Verification> {
+  const row = await db.domain.update({ where: { id: current.id }, data: check.data, include: WITH_NAMESERVERS });
+  return { domain: serializeDomain(row), previousStatus: current.status, comparison: check.comparison, lookupError: check.lookupError, sslJobId: check.sslJobId };
+}
+
 /**
  * Looks up the apex's NS records and moves the domain: pending → active when the
  * delegation matches (queueing its managed certificate), active → pending when it
@@ -220,23 +280,7 @@ async function queueManagedSsl(db: Db, domainId: string, apex: string): Promise<
  */
 export async function verifyNameservers(db: Db, id: string, lookup: DelegationLookup, now = new Date()): Promise<Verification> {
   const current = await findDomain(db, id);
-  const delegation: Delegation = await lookup(current.domain);
-  // What the check saw stays with the domain: the observed set, or why the lookup could not tell.
-  const data: Record<string, unknown> = { nameservers_checked_at: now, nameservers_check_error: delegation.known ? null : delegation.error };
-  let comparison: DelegationComparison | undefined;
-  let sslJobId: string | undefined;
-  if (delegation.known) {
-    await recordObserved(db, id, delegation.nameservers, now);
-    const expected = current.nameservers.filter((row) => row.kind === 'expected').map((row) => row.hostname);
-    comparison = compareDelegation(expected, delegation.nameservers);
-    const status = nextStatus(current.status, comparison.delegated, current.activation_override);
-    if (comparison.delegated) Object.assign(data, { nameservers_verified_at: now, activation_override: false });
-    // Compare and set: of several checks at once, one moves the status (and queues the certificate).
-    const moved = status !== current.status && (await db.domain.updateMany({ where: { id, status: current.status }, data: { status, activated_at: status === 'active' ? now : null, activation_override: false } })).count === 1;
-    if (moved && status === 'active') sslJobId = await queueManagedSsl(db, id, current.domain);
-  }
-  const row = await db.domain.update({ where: { id }, data, include: WITH_NAMESERVERS });
-  return { domain: serializeDomain(row), previousStatus: current.status, comparison, lookupError: delegation.known ? undefined : delegation.error, sslJobId };
+  return recordCheck(db, current, await checkDelegation(db, current, lookup, now));
 }
 
 /**
@@ -244,21 +288,16 @@ export async function verifyNameservers(db: Db, id: string, lookup: DelegationLo
  * `override`. Already active is a no-op; a disabled domain must be re-enabled first.
  */
 export async function activateDomain(db: Db, id: string, override: boolean, lookup: DelegationLookup, now = new Date()) {
-  const current = await findDomain(db, id);
+  const current = await loadDomain(db, id);
   if (current.status === 'active') return serializeDomain(current);
   if (current.status === 'disabled') {
     throw new ValidationError('status', 'the domain is disabled; PATCH status to pending_nameserver before activating it');
   }
-  const { domain } = await verifyNameservers(db, id, lookup, now);
+  const check = await checkDelegation(db, current, lookup, now);
+  // A delegation that matched but whose status another check moved first is recorded as such, not overridden.
+  if (check.status !== 'active' && override && !check.comparison?.delegated) return serializeDomain(await activateByOverride(db, id, check, now));
+  const { domain } = await recordCheck(db, current, check);
   if (domain.status === 'active') return domain;
-  if (!override) {
-    const detail = `nameservers are not delegated (expected ${domain.expected_nameservers.join(', ') || 'none'}, observed ${domain.observed_nameservers.join(', ') || 'none'}); send {"override": true} to activate anyway`;
-    throw new ValidationError('override', detail, 'nameserver delegation not verified');
-  }
-  const row = await db.domain.update({
-    where: { id },
-    data: { status: 'active', activated_at: now, activation_override: true },
-    include: WITH_NAMESERVERS,
-  });
-  return serializeDomain(row);
+  const detail = `nameservers are not delegated (expected ${domain.expected_nameservers.join(', ') || 'none'}, observed ${domain.observed_nameservers.join(', ') || 'none'}); send {"override": true} to activate anyway`;
+  throw new ValidationError('override', detail, 'nameserver delegation not verified');
 }

@@ -56,10 +56,17 @@ async function staleEdges(db: Db, freshSeconds: number, now: Date): Promise<Warn
 async function publishProblems(db: Db, now: Date): Promise<Warning[]> {
   const state = await db.publishState.findUnique({ where: { id: 1 } });
   if (!state) return [];
-  const warnings: Warning[] = [];
+  // One warning for a failing publisher, carrying the reason; changes waiting behind it are part of it.
   if (state.last_error && (!state.last_publish_at || (state.last_error_at && state.last_error_at > state.last_publish_at))) {
-    warnings.push({ code: 'publish_failing', severity: 'critical', message: `config publishing fails: ${state.last_error}`, detail: { since: unixSeconds(state.last_error_at) } });
+    const retry = state.retry_at ? `; next attempt at ${state.retry_at.toISOString()} (POST /api/v1/config/snapshots/rebuild tries now)` : '';
+    return [{
+      code: 'publish_failing',
+      severity: 'critical',
+      message: `config publishing fails: ${state.last_error}${retry}`,
+      detail: { since: unixSeconds(state.failing_since ?? state.last_error_at), failures: state.publish_failures, last_attempt_at: unixSeconds(state.last_error_at), retry_at: unixSeconds(state.retry_at) },
+    }];
   }
+  const warnings: Warning[] = [];
   if (state.change_seq > state.published_seq && state.dirty_since && now.getTime() - state.dirty_since.getTime() > DIRTY_WARNING_MS) {
     warnings.push({ code: 'config_not_published', severity: 'warning', message: 'changes have waited more than 5 minutes to be published to the edges', detail: { dirty_since: unixSeconds(state.dirty_since) } });
   }
