@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { configureAcme } from '../../../src/features/ssl/acme/acme-connection.js';
-import { ariCertificateId, authorityKeyIdentifier, checkRenewalInfo, serialBytes } from '../../../src/features/ssl/acme/renewal-info.js';
+import { ariCertificateId, authorityKeyIdentifier, certificateIdOf, checkRenewalInfo, serialBytes } from '../../../src/features/ssl/acme/renewal-info.js';
 import { makeTestChain, type TestChain } from '../../support/test-certificates.js';
 
 describe('ACME Renewal Information (RFC 9773)', function () {
@@ -92,6 +92,11 @@ describe('ACME Renewal Information (RFC 9773)', function () {
     expect(empty).to.deep.equal({ offered: true, checkAgainAt: new Date('2026-11-26T13:00:00Z') });
     failing = true;
     expect(await checkRenewalInfo(`${base}/dir`, chain.leaf, now)).to.deep.equal({ offered: true, checkAgainAt: new Date('2026-11-26T13:00:00Z') });
+  });
+
+  it('finds no identifier in text that is not a certificate, and then asks nothing', async () => {
+    expect(certificateIdOf('not a certificate')).to.equal(undefined);
+    expect(await checkRenewalInfo(`${base}/dir`, 'not a certificate')).to.deep.equal({ offered: false });
   });
 
   it('says the CA offers nothing when its directory has no renewalInfo (the two-thirds rule applies)', async () => {

@@ -11,7 +11,7 @@ const CHECKS_PER_ROUND = 20;
 const CLAIM_DUE_CHECKS = `
   UPDATE ssl_certificates SET renewal_info_check_after = $2 WHERE id IN (
     SELECT id FROM ssl_certificates
-    WHERE source = 'acme' AND status = 'active' AND renewal_info_check_after <= $1
+    WHERE source = 'acme' AND status = 'active' AND certificate_pem IS NOT NULL AND renewal_info_check_after <= $1
     ORDER BY renewal_info_check_after LIMIT $3 FOR UPDATE SKIP LOCKED)
   RETURNING id, certificate_pem, renew_after`;
 

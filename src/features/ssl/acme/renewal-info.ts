@@ -48,9 +48,14 @@ export function ariCertificateId(keyIdentifier: Buffer, serial: Buffer): string 
   return `${keyIdentifier.toString('base64url')}.${serial.toString('base64url')}`;
 }
 
-/** The RFC 9773 identifier of a PEM certificate; undefined when it names no Authority Key Identifier. */
+/** The RFC 9773 identifier of a PEM certificate; undefined when it does not parse or names no Authority Key Identifier. */
 export function certificateIdOf(certificatePem: string): string | undefined {
-  const leaf = new X509Certificate(certificatePem);
+  let leaf: X509Certificate;
+  try {
+    leaf = new X509Certificate(certificatePem);
+  } catch {
+    return undefined;
+  }
   const keyIdentifier = authorityKeyIdentifier(leaf.raw);
   return keyIdentifier ? ariCertificateId(keyIdentifier, serialBytes(leaf.serialNumber)) : undefined;
 }
