@@ -79,7 +79,8 @@ export function buildCli(): Command {
     .option('--force', 'apply even when the plan deletes more than max_delete_percent of live items')
     .option('--domain <apex>', 'apply only this domain (repeat for more; settings are left out)', collect)
     .option('--json', 'print the outcome as one JSON document')
-    .addHelpText('after', '\nExit codes: 0 applied or no changes, 1 error (nothing applied; a stale plan file too), 3 refused by the safety gate, 4 a domain failed (it was left as it was).')
+    .option('--wait [seconds]', 'after applying, wait until every pool edge serves the result (default 300 seconds)')
+    .addHelpText('after', '\nExit codes: 0 applied or no changes (with --wait: and every pool edge serves it), 1 error (nothing applied; a stale plan file too), 3 refused by the safety gate, 4 a domain failed (it was left as it was), 5 --wait timed out (the laggards are named on stderr).')
     .action(async (dir: string, options: object) => (await commands.plan()).runApply(dir, options));
   program
     .command('export')
@@ -124,7 +125,8 @@ export function buildCli(): Command {
     .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:$CDN_CORE_PORT)')
     .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
     .option('--once', 'reconcile once, print the run report and exit')
-    .addHelpText('after', '\nExit codes with --once: 0 applied or no changes, 1 anything else (rejected, refused by the safety gate: its error names the cdn accept-plan line, failed, partial).')
+    .option('--wait [seconds]', 'with --once: then wait until every pool edge serves the result (default 300 seconds)')
+    .addHelpText('after', '\nExit codes with --once: 0 applied or no changes (with --wait: and every pool edge serves it), 1 anything else (rejected, refused by the safety gate: its error names the cdn accept-plan line, failed, partial), 5 --wait timed out (the laggards are named on stderr).')
     .action(async (options: import('./commands/reconcile.js').ReconcileOptions) => (await commands.reconcile()).runReconcile(config(), options));
   registerAdminCommands(program.command('admin').description('manage admin users'), config);
   registerEdgeTokenCommands(program.command('edge-token').description('manage edge tokens'), config);

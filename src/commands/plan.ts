@@ -11,12 +11,14 @@ import { formatProblem, sortProblems, type Problem } from '../gitops/problems.js
 import { assertStillCurrent, liveDigest, readSavedPlan, savedPlan, withSavedState } from '../gitops/saved-plan.js';
 import { checkoutOrigin } from '../gitops/source.js';
 import { gitopsSourceHeaders, type GitopsSource } from '../http/gitops-source.js';
+import { waitAndReport, waitSeconds } from '../gitops/rollout-wait.js';
 
 /**
  * Exit codes of plan and apply: 0 done (plan: no changes, or changes without
  * --detailed-exitcode), 1 an error (nothing applied), 2 plan --detailed-exitcode found
  * changes, 3 the safety gate refuses the plan (apply refused it; plan --detailed-exitcode:
- * apply would refuse it), 4 apply left at least one domain failed.
+ * apply would refuse it), 4 apply left at least one domain failed, 5 apply --wait timed out
+ * before every pool edge served the result (EXIT_ROLLOUT_TIMEOUT).
  */
 export const EXIT = { ok: 0, error: 1, changes: 2, refused: 3, failed: 4 } as const;
 
@@ -24,7 +26,7 @@ export type ServerOptions = { url?: string; token?: string };
 // Where a failure goes besides stderr: one JSON document (--json) or a Markdown comment (--markdown) on stdout.
 type FailureOutput = { json?: boolean; markdown?: boolean };
 export type PlanOptions = ServerOptions & { json?: boolean; markdown?: boolean; ref?: string; path?: string; out?: string; domain?: string[]; detailedExitcode?: boolean; expectNoChanges?: boolean };
-export type ApplyOptions = ServerOptions & { force?: boolean; json?: boolean; domain?: string[] };
+export type ApplyOptions = ServerOptions & { force?: boolean; json?: boolean; domain?: string[]; wait?: string | boolean };
 
 function apiUrl(options: ServerOptions): string {
   return options.url ?? process.env.CDN_API_URL ?? 'http://127.0.0.1:8080';
@@ -159,7 +161,11 @@ async function applyPlanned(client: ApiClient, planned: PlannedState, options: A
  * domain, each in one transaction.
  */
 export async function runApply(target: string, options: ApplyOptions): Promise<void> {
-  await withFailureOutput(options, () => applyTarget(target, options));
+  const seconds = options.wait === undefined ? undefined : waitSeconds(options.wait);
+  await withFailureOutput(options, async () => {
+    const client = await applyTarget(target, options);
+    if (client && seconds !== undefined && !process.exitCode) process.exitCode = await waitAndReport(client, client.configChange, seconds);
+  });
 }
 
 // The client of an apply: its writes declare the repository and commit they come from (the audit log shows them).
@@ -167,7 +173,8 @@ function declaring(client: ApiClient, origin: GitopsSource | undefined): ApiClie
   return origin ? client.withHeaders(gitopsSourceHeaders(origin)) : client;
 }
 
-async function applyTarget(target: string, options: ApplyOptions): Promise<void> {
+// Returns the client that wrote (whose configChange names the last write), or nothing when apply stopped before writing.
+async function applyTarget(target: string, options: ApplyOptions): Promise<ApiClient | undefined> {
   if ((await stat(target).catch(() => undefined))?.isFile()) {
     const saved = await readSavedPlan(target);
     const { repo, commit } = saved.desired;
@@ -178,12 +185,16 @@ async function applyTarget(target: string, options: ApplyOptions): Promise<void>
       assertStillCurrent(saved, planned, state.settings, planned.plan);
       await applyPlanned(client, planned, options);
     });
-    return;
+    return client;
   }
   const state = await validState(target, options);
-  if (!state) return;
+  if (!state) return undefined;
   const client = declaring(clientOf(options), await checkoutOrigin(target));
   const planned = await buildPlan(client, state, { only: options.domain });
-  if (planned.problems.length) return printProblems(planned.problems, 'the API would refuse this plan; nothing was applied', options);
+  if (planned.problems.length) {
+    printProblems(planned.problems, 'the API would refuse this plan; nothing was applied', options);
+    return undefined;
+  }
   await applyPlanned(client, planned, options);
+  return client;
 }

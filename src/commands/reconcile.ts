@@ -5,18 +5,22 @@ import { ApiClient } from '../gitops/api-client.js';
 import { GitopsController } from '../gitops/controller.js';
 import { configuredCredentials } from '../gitops/git-access.js';
 import { sourceFor } from '../gitops/source.js';
+import { waitAndReport, waitSeconds } from '../gitops/rollout-wait.js';
 
-export type ReconcileOptions = { repo: string; branch: string; path: string; interval: string; url?: string; token?: string; once?: boolean };
+export type ReconcileOptions = { repo: string; branch: string; path: string; interval: string; url?: string; token?: string; once?: boolean; wait?: string | boolean };
 
 /**
  * `cdn reconcile --repo R`: the GitOps controller as its own process, talking to
  * the core only through its REST API, until SIGINT/SIGTERM. `--once` reconciles
- * a single time and exits 1 unless the run applied or found nothing to change.
+ * a single time and exits 1 unless the run applied or found nothing to change; with
+ * `--wait` it then waits until every pool edge serves the result (exit 5 on timeout).
  */
 export async function runReconcile(config: Config, options: ReconcileOptions): Promise<void> {
   const logger = createLogger(config, 'cdn-reconcile');
   const interval = Number(options.interval);
   if (!Number.isInteger(interval) || interval < 1) throw new Error(`--interval must be a whole number of seconds, got ${options.interval}`);
+  if (options.wait !== undefined && !options.once) throw new Error('--wait goes with --once');
+  const seconds = options.wait === undefined ? undefined : waitSeconds(options.wait);
   const client = new ApiClient(options.url ?? process.env.CDN_API_URL ?? `http://127.0.0.1:${config.corePort}`, options.token ?? config.apiToken);
   const source = sourceFor(options.repo, options.branch, options.path, config.dataDir, configuredCredentials(config));
   const controller = new GitopsController({ source, client, intervalMs: interval * 1000, logger, holdProcess: true });
@@ -25,6 +29,7 @@ export async function runReconcile(config: Config, options: ReconcileOptions): P
     const report = await controller.reconcileNow('manual');
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     if (report.status !== 'applied' && report.status !== 'no_changes') process.exitCode = 1;
+    else if (seconds !== undefined) process.exitCode = await waitAndReport(client, report.config_change, seconds);
     return;
   }
   controller.start();

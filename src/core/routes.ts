@@ -19,6 +19,7 @@ import { sslRoutes } from '../features/ssl/routes.js';
 import { edgeTlsRoutes } from '../features/ssl/edge-tls-routes.js';
 import { edgeRoutes } from '../features/edges/routes.js';
 import { snapshotRoutes } from '../features/snapshots/routes.js';
+import { rolloutRoutes } from '../features/rollout/routes.js';
 import { collectorRoutes } from '../features/collector/routes.js';
 import { batchRoute } from '../http/batch.js';
 
@@ -43,6 +44,7 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...gitopsRoutes(deps),
     ...edgeRoutes(deps),
     ...snapshotRoutes(deps),
+    ...rolloutRoutes(deps),
     ...collectorRoutes(deps),
     ...auditRoutes(),
   ];

@@ -23,13 +23,16 @@ function parseBody(text: string, response: Response, url: string): any {
 
 /** A small client of the core REST API, used by plan and apply exactly like any other API caller. */
 export class ApiClient {
+  /** The highest X-CDN-Config-Change this client's writes were answered with: the last change its writes made to the published config. */
+  configChange: bigint | null = null;
+
   constructor(
     private readonly baseUrl: string,
     private readonly token?: string,
     private readonly extraHeaders: Record<string, string> = {},
   ) {}
 
-  /** The same client, sending `headers` with every request too (the GitOps source of the writes). */
+  /** The same client, sending `headers` with every request too (the GitOps source of the writes), counting its own config changes. */
   withHeaders(headers: Record<string, string>): ApiClient {
     return new ApiClient(this.baseUrl, this.token, { ...this.extraHeaders, ...headers });
   }
@@ -46,10 +49,17 @@ export class ApiClient {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       throw new Error(`could not reach the core API at ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
     }
+    this.noteConfigChange(response.headers.get('x-cdn-config-change'));
     const text = await response.text();
     const parsed = parseBody(text, response, url);
     if (!response.ok) throw new ApiError(response.status, parsed, `${method} ${path}`);
     return parsed as T;
+  }
+
+  private noteConfigChange(header: string | null): void {
+    if (!header || !/^\d{1,18}$/.test(header)) return;
+    const change = BigInt(header);
+    if (this.configChange === null || change > this.configChange) this.configChange = change;
   }
 
   /** Every item of a paged list. */

@@ -40,6 +40,8 @@ export type RunReport = {
   /** The operator's acceptance that let a plan the safety gate refused apply. */
   accepted: { reason: string; actor: string; at: number; safety: string } | null;
   error: string | null;
+  /** The change_seq of the run's last write (X-CDN-Config-Change), as a string; null when it wrote nothing. GET /api/v1/config/rollout?run= resolves it. */
+  config_change: string | null;
 };
 
 type Acceptance = { commit_sha: string; reason: string; actor: string; safety: string; used_at: number | null; created_at: number };
@@ -185,7 +187,7 @@ export class GitopsController {
 
   private async reconcile(trigger: Trigger): Promise<RunReport> {
     const { source, client, logger } = this.options;
-    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], reverted: [], not_in_git: [], managed: [], plan_markdown: null, orphaned: [...this.orphaned], accepted: null, error: null };
+    const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], reverted: [], not_in_git: [], managed: [], plan_markdown: null, orphaned: [...this.orphaned], accepted: null, error: null, config_change: null };
     try {
       const snapshot = await source.fetch();
       report.commit_sha = snapshot.sha;
@@ -232,7 +234,8 @@ export class GitopsController {
       }
       // Each write names this repository and commit, for its audit event (docs/api.md, Audit).
       const writer = client.withHeaders(gitopsSourceHeaders({ repo: source.label, commit: report.commit_sha }));
-      const results = await applyPlan(writer, planned, this.options.env ?? process.env);
+      // Recorded even when applying throws half-way: the writes before it are published too.
+      const results = await applyPlan(writer, planned, this.options.env ?? process.env).finally(() => (report.config_change = writer.configChange === null ? null : String(writer.configChange)));
       report.domains = results;
       this.remember(planned.desired, results.filter((result) => !result.ok).map((result) => result.domain), revision);
       this.forget(results, planned);

@@ -18,7 +18,7 @@ import { dashboardRouter } from './dashboard.js';
 import { edgeBodyReader } from './edge-body.js';
 import { errorHandler, unknownRoute } from './error-handler.js';
 import { ValidationError } from './errors.js';
-import type { Route, RouteContext } from './route.js';
+import { CONFIG_CHANGE_HEADER, type Route, type RouteContext } from './route.js';
 import { writeResult } from './reply-writer.js';
 import { setBaselineHeaders } from './response-headers.js';
 import { assertValid, validatorFor } from './validation.js';
@@ -103,14 +103,15 @@ export async function runAuditedStep(route: Route, context: RouteContext, tx: Db
   return result;
 }
 
-async function runAudited(route: Route, context: RouteContext, prisma: Db): Promise<unknown> {
-  const result = await transaction(prisma, async (tx) => {
-    const answer = await runAuditedStep(route, context, tx);
-    if (route.publishes) await markConfigDirty(tx, route.audit!.action);
-    return answer;
+// Returns the handler's result and, for a route that publishes, the change_seq its write moved the config to.
+async function runAudited(route: Route, context: RouteContext, prisma: Db): Promise<{ result: unknown; change?: bigint }> {
+  const answered = await transaction(prisma, async (tx) => {
+    const result = await runAuditedStep(route, context, tx);
+    const change = route.publishes ? await markConfigDirty(tx, route.audit!.action) : undefined;
+    return { result, change };
   }, AUDIT_TRANSACTION);
-  route.afterCommit?.(context, result);
-  return result;
+  route.afterCommit?.(context, answered.result);
+  return answered;
 }
 
 function bodyOf(route: Route, req: Request): unknown {
@@ -165,7 +166,9 @@ async function respond(route: Route, validate: ValidateFunction | undefined, req
     db: deps.prisma,
     log: req.log,
   };
-  const result = route.audit ? await runAudited(route, context, deps.prisma) : await route.handler(context);
+  if (!route.audit) return writeResult(res, route.status ?? 200, await route.handler(context));
+  const { result, change } = await runAudited(route, context, deps.prisma);
+  if (change !== undefined) res.setHeader(CONFIG_CHANGE_HEADER, String(change));
   writeResult(res, route.status ?? 200, result);
 }
 

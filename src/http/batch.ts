@@ -8,7 +8,7 @@ import { markConfigDirty } from '../publish/dirty.js';
 import { isTransactionConflict } from './database-errors.js';
 import { toHttpError } from './error-handler.js';
 import { HttpError, ValidationError } from './errors.js';
-import { ItemError, type Method, type Route, type RouteContext } from './route.js';
+import { CONFIG_CHANGE_HEADER, ItemError, Reply, type Method, type Route, type RouteContext } from './route.js';
 import { routeMatcher } from './route-matcher.js';
 import { assertStorableParameters } from './storable-input.js';
 import { assertValid, validatorFor } from './validation.js';
@@ -160,6 +160,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
     handler: async (context) => {
       const operations = (context.body as { operations: Operation[] }).operations;
       const committed: (() => void)[] = [];
+      let change: bigint | undefined;
       const results = await withConflictRetries(() =>
         transaction(deps.prisma, async (tx) => {
           committed.length = 0;
@@ -182,12 +183,12 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
           }
           await writeAudits(tx, audits);
           await bumpReadVersions(tx);
-          if (publishes) await markConfigDirty(tx, 'batch');
+          change = publishes ? await markConfigDirty(tx, 'batch') : undefined;
           return done;
         }, BATCH_TRANSACTION),
       );
       for (const run of committed) run();
-      return { data: { results } };
+      return new Reply(200, { data: { results } }, change === undefined ? {} : { [CONFIG_CHANGE_HEADER]: String(change) });
     },
   };
 }

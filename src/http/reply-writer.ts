@@ -20,7 +20,10 @@ export function writeJson(res: ServerResponse, status: number, body: unknown): v
  * it is (gzip-encoded and with `Vary` when it says so), anything else as JSON with `status`.
  */
 export function writeResult(res: ServerResponse, status: number, result: unknown): void {
-  if (result instanceof Reply) return writeJson(res, result.status, result.body);
+  if (result instanceof Reply) {
+    for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+    return writeJson(res, result.status, result.body);
+  }
   if (!(result instanceof RawJson)) return writeJson(res, status, result);
   if (result.encoding) res.setHeader('Content-Encoding', result.encoding);
   const vary = result.vary ?? (result.encoding ? 'Accept-Encoding' : undefined);

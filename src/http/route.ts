@@ -99,8 +99,12 @@ export class Reply {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    readonly headers: Record<string, string> = {},
   ) {}
 }
+
+/** The answer header naming the change_seq of a write that changed the published config (docs/snapshots.md, Rollout). */
+export const CONFIG_CHANGE_HEADER = 'X-CDN-Config-Change';
 
 /**
  * A handler result that is already serialized JSON (sent as is), optionally

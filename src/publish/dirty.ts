@@ -8,17 +8,20 @@ const MARK_DIRTY = `
     change_seq = publish_state.change_seq + 1,
     dirty_since = COALESCE(publish_state.dirty_since, EXCLUDED.dirty_since),
     dirty_reason = EXCLUDED.dirty_reason,
-    updated_at = EXCLUDED.updated_at`;
+    updated_at = EXCLUDED.updated_at
+  RETURNING change_seq`;
 
 /**
  * Marks the published config (edge snapshot and DNS) dirty: moves change_seq on
  * the single publish_state row, keeping the earliest dirty_since. The publisher
  * compares change_seq with published_seq. Called in the same transaction as the
  * change: by the route runner for routes declared `publishes: true`, and by the
- * changes edges cause (purge settlement, origin health).
+ * changes edges cause (purge settlement, origin health). Returns the new change_seq:
+ * the change is published in the first version whose published_seq reaches it.
  */
-export async function markConfigDirty(db: Db, reason: string, now = new Date()): Promise<void> {
-  await sqlOf(db).query(MARK_DIRTY, [now, reason]);
+export async function markConfigDirty(db: Db, reason: string, now = new Date()): Promise<bigint> {
+  const { rows } = await sqlOf(db).query<{ change_seq: string }>(MARK_DIRTY, [now, reason]);
+  return BigInt(rows[0].change_seq);
 }
 
 /** How the publisher and the DNS sync wait for a burst of changes: ticks, quiet time, and the longest wait after the first change. */

@@ -34,7 +34,7 @@ type Stored = { version: number; built: BuiltSnapshot; seen: bigint; now: Date; 
 async function storeSnapshot(client: pg.PoolClient, stored: Stored): Promise<void> {
   const { version, built, seen, now, source } = stored;
   await inTransaction(client, async () => {
-    await client.query('INSERT INTO config_snapshots (version, checksum, size_bytes, payload, source, domain_count) VALUES ($1, $2, $3, $4, $5, $6)', [version, built.checksum, built.body.length, built.body, source, built.domainCount]);
+    await client.query('INSERT INTO config_snapshots (version, checksum, size_bytes, payload, source, domain_count, published_seq) VALUES ($1, $2, $3, $4, $5, $6, $7)', [version, built.checksum, built.body.length, built.body, source, built.domainCount, seen]);
     await client.query('UPDATE publish_state SET active_version = $1, published_seq = $2, last_publish_at = $3, last_attempt_at = $3, last_error = NULL, publish_failures = 0, failing_since = NULL, retry_at = NULL, dirty_since = NULL, updated_at = now() WHERE id = 1', [version, seen, now]);
     await client.query("UPDATE purge_requests SET status = 'in_progress', config_version = $1, updated_at = now() WHERE id = ANY($2::text[]) AND status = 'queued'", [version, built.purgeIds]);
   });
@@ -87,6 +87,8 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
   // The configuration as it stands is then published, so an earlier failure (too large) is over.
   if ((await activeChecksum(db, state.active_version)) === built.checksum) {
     await db.publishState.update({ where: { id: 1 }, data: { ...NO_FAILURE, published_seq: seen, last_attempt_at: now, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
+    // The active version now stands for the changes up to `seen` too (docs/snapshots.md, Rollout).
+    await db.configSnapshot.update({ where: { version: state.active_version! }, data: { published_seq: seen } });
     return { outcome: 'unchanged', version: state.active_version };
   }
   if (built.body.length > config.edgeConfigMaxBytes) {

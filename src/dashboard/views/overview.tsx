@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Badge, DataTable, Empty, Failure, Loading, When } from '../components.js';
 import { Commit } from '../commit-link.js';
+import { ConfigRollout } from '../config-rollout.js';
 import { RunStatus } from '../gitops-status.js';
 import { useApi } from '../use-api.js';
 
@@ -16,7 +17,7 @@ const SEVERITY_TONE = { info: 'neutral', warning: 'warn', critical: 'bad' } as c
 // The most severe come first; a long list (a thousand domains waiting for delegation) is opened on demand.
 const WARNINGS_SHOWN = 20;
 
-/** Totals, warnings, recent GitOps runs and edge pool health, from /overview, /overview/warnings and /gitops/runs. */
+/** Totals, the config rollout, warnings, recent GitOps runs and edge pool health, from /overview, /config/rollout, /overview/warnings and /gitops/runs. */
 export function OverviewView() {
   const overview = useApi<Overview>('/api/v1/overview');
   const [allWarnings, setAllWarnings] = useState(false);
@@ -51,6 +52,7 @@ export function OverviewView() {
           </div>
         </dl>
       ) : null}
+      <ConfigRollout />
       <h2>Warnings</h2>
       <Failure failure={warnings.failure} />
       {warnings.data && warnings.data.count === 0 ? <Empty>No warnings.</Empty> : null}

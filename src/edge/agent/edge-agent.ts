@@ -113,7 +113,7 @@ export class EdgeAgent extends EventEmitter {
       client: this.client,
       edgeId: this.edgeId,
       intervalSeconds: config.edgeHeartbeatSeconds,
-      info: () => ({ hostname, publicIp: config.edgePublicIp, httpsPort: config.edgeHttpsPort, region: config.edgeRegion, version, healthy: healthy(), configVersion: this.sync.current()?.version ?? null, purgeAcks: [...this.pendingAcks], purgeFailures: this.pendingFailureList() }),
+      info: () => ({ hostname, publicIp: config.edgePublicIp, httpsPort: config.edgeHttpsPort, region: config.edgeRegion, version, healthy: healthy(), ...this.configReport(), purgeAcks: [...this.pendingAcks], purgeFailures: this.pendingFailureList() }),
       onAcknowledged: (acks, failures) => this.forgetPurgeResults(acks, failures),
       logger,
     });
@@ -209,6 +209,13 @@ export class EdgeAgent extends EventEmitter {
       telemetry: { usage: this.shipperOf.usage.status(), security: this.shipperOf.security.status(), origin_health: this.shipperOf.originHealth.status() },
       purges: { pending_acks: this.pendingAcks.size, pending_failures: this.pendingFailures.size },
     };
+  }
+
+  // The refusal is reported only while the edge stays behind the version the core offers (a later activation makes it history).
+  private configReport(): { configVersion: number | null; configChecksum: string | null; configError: string | null } {
+    const status = this.sync.status();
+    const behind = status.core_version !== null && status.core_version !== status.version;
+    return { configVersion: status.version, configChecksum: status.checksum, configError: behind ? status.last_reload_error : null };
   }
 
   private pendingFailureList(): PurgeFailure[] {

@@ -19,6 +19,9 @@ export type HeartbeatInfo = {
   version: string;
   healthy: boolean;
   configVersion: number | null;
+  configChecksum: string | null;
+  /** Why the edge refused the newer version the core offers; null when it serves what the core offers. */
+  configError: string | null;
   purgeAcks: readonly string[];
   purgeFailures: readonly PurgeFailure[];
 };
@@ -61,11 +64,11 @@ export function registerFields(edgeId: string, info: HeartbeatInfo): Record<stri
   return fields;
 }
 
-/** The heartbeat body: the register fields plus health, config version and at most 1000 purge results of each kind. */
+/** The heartbeat body: the register fields plus health, config version, checksum and refusal, and at most 1000 purge results of each kind. */
 export function heartbeatBody(edgeId: string, info: HeartbeatInfo): { body: Record<string, unknown>; acks: string[]; failures: PurgeFailure[] } {
   const acks = [...new Set(info.purgeAcks)].slice(0, MAX_PURGE_REPORTS);
   const failures = info.purgeFailures.slice(0, MAX_PURGE_REPORTS);
-  const body: Record<string, unknown> = { ...registerFields(edgeId, info), healthy: info.healthy, config_version: info.configVersion };
+  const body: Record<string, unknown> = { ...registerFields(edgeId, info), healthy: info.healthy, config_version: info.configVersion, config_checksum: info.configChecksum, config_error: info.configError === null ? null : oneLine(info.configError, 500) };
   if (acks.length > 0) body.purge_acks = acks;
   if (failures.length > 0) body.purge_failures = failures;
   return { body, acks, failures };

@@ -8,8 +8,9 @@ import { markConfigDirty } from '../../publish/dirty.js';
 import { anycastAddresses } from '../settings/anycast.js';
 import { groupValues } from '../settings/store.js';
 import { transaction } from '../../db/sql.js';
+import { recordArrival } from '../rollout/arrivals.js';
 
-export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; https_port?: number; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
+export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; https_port?: number; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; config_checksum?: string | null; config_error?: string | null; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
 type NodeRow = Awaited<ReturnType<Db['edgeNode']['findFirstOrThrow']>>;
 
 /** In the shared pool: enabled, reported healthy, and a heartbeat within the freshness window. */
@@ -64,6 +65,8 @@ export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, toke
     last_heartbeat_at: now,
     health_status: report.healthy === false ? 'unhealthy' : 'healthy',
     ...(report.config_version !== undefined ? { config_version: report.config_version } : {}),
+    ...(report.config_checksum !== undefined ? { config_checksum: report.config_checksum } : {}),
+    ...(report.config_error !== undefined ? { config_error: report.config_error } : {}),
   };
   const before = await db.edgeNode.findUnique({ where: { edge_id: edgeId } });
   const node = await db.edgeNode.upsert({ where: { edge_id: edgeId }, create: { edge_id: edgeId, registered_at: now, ...state }, update: { ...state, consecutive_failures: 0 } });
@@ -71,6 +74,7 @@ export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, toke
   const wasIn = before !== null && inPool(before, freshSeconds, now);
   const isIn = inPool(node, freshSeconds, now);
   if (wasIn !== isIn || (isIn && before?.public_ip !== node.public_ip)) await markConfigDirty(db, 'edge.pool', now);
+  if (node.config_version !== null && node.config_version !== before?.config_version) await recordArrival(db, edgeId, node.config_version, now);
   if (report.purge_acks?.length || report.purge_failures?.length) {
     const poolEdgeIds = (await poolMembers(db, freshSeconds, now)).map((member) => member.edge_id);
     const purges = { edgeId, acks: report.purge_acks ?? [], failures: report.purge_failures ?? [], poolEdgeIds, now };

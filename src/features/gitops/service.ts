@@ -25,12 +25,13 @@ export type RunReport = {
   plan_markdown?: string | null;
   accepted?: object | null;
   error?: string | null;
+  config_change?: string | null;
 };
 
 type RunRow = Awaited<ReturnType<Db['gitopsRun']['findFirstOrThrow']>>;
 
 function serializeRun(row: RunRow) {
-  return { ...row, id: String(row.id), started_at: unixSeconds(row.started_at), finished_at: unixSeconds(row.finished_at), created_at: unixSeconds(row.created_at) };
+  return { ...row, id: String(row.id), config_change: row.config_change === null || row.config_change === undefined ? null : String(row.config_change), started_at: unixSeconds(row.started_at), finished_at: unixSeconds(row.finished_at), created_at: unixSeconds(row.created_at) };
 }
 
 const toDate = (seconds: number | null | undefined) => (seconds === null || seconds === undefined ? null : new Date(seconds * 1000));
@@ -62,6 +63,7 @@ export async function recordRun(db: Db, input: RunReport) {
     not_in_git: (report.not_in_git ?? []) as object,
     managed: report.managed ?? [],
     accepted: (report.accepted ?? undefined) as object | undefined,
+    config_change: report.config_change ? BigInt(report.config_change) : null,
   };
   const create = db.gitopsRun.create({ data });
   if (!report.accepted || !report.commit_sha) return serializeRun(await create);

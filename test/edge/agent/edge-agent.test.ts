@@ -21,7 +21,7 @@ describe('edge agent: edge id and heartbeat bodies', () => {
     expect(resolveEdgeId('', 'host_name')).to.equal('host_name');
   });
 
-  const INFO: HeartbeatInfo = { hostname: 'edge-1.example', version: '0.1.0', healthy: true, configVersion: 3, purgeAcks: [], purgeFailures: [] };
+  const INFO: HeartbeatInfo = { hostname: 'edge-1.example', version: '0.1.0', healthy: true, configVersion: 3, configChecksum: null, configError: null, purgeAcks: [], purgeFailures: [] };
 
   it('omits empty or unusable optional fields instead of failing every request with 422', () => {
     expect(registerFields('edge-1', { ...INFO, publicIp: '', region: '  ' })).to.deep.equal({ edge_id: 'edge-1', hostname: 'edge-1.example', version: '0.1.0' });
@@ -32,7 +32,7 @@ describe('edge agent: edge id and heartbeat bodies', () => {
   });
 
   it('reports each purge ack once and at most 1000 of each kind, leaving the lists out when empty', () => {
-    expect(heartbeatBody('edge-1', INFO).body).to.deep.equal({ edge_id: 'edge-1', hostname: 'edge-1.example', version: '0.1.0', healthy: true, config_version: 3 });
+    expect(heartbeatBody('edge-1', INFO).body).to.deep.equal({ edge_id: 'edge-1', hostname: 'edge-1.example', version: '0.1.0', healthy: true, config_version: 3, config_checksum: null, config_error: null });
     const many = Array.from({ length: 1200 }, (_, i) => `purge-${i}`);
     const { body, acks, failures } = heartbeatBody('edge-1', { ...INFO, purgeAcks: ['a', 'a', ...many], purgeFailures: many.map((id) => ({ id, error: 'disk full' })) });
     expect(acks).to.have.length(1000);
