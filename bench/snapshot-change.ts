@@ -1,7 +1,9 @@
 // npm run bench:snapshot-change — the cost of one one-record change at BENCH_CHANGE_DOMAINS active
 // domains (default 10,000) of bench:onboard's shape (8 DNS records, 4 of them proxied, and 2 origins
 // each), loaded straight into a fresh database. Prints the first build, then for BENCH_CHANGE_ROUNDS
-// one-record changes (default 5) the build and the build + store (publishOnce) of the changed config.
+// one-record changes (default 5) the build and the build + store (publishOnce) of the changed config,
+// and the size of the delta from the previous version an edge would download (uncompressed and gzipped).
+import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../src/config/load.js';
@@ -9,6 +11,7 @@ import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrator.js';
 import { publishOnce } from '../src/publish/publisher.js';
 import { buildSnapshot } from '../src/publish/snapshot-builder.js';
+import { snapshotParts, writeDelta } from '../src/shared/snapshot-delta.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
 
 const DOMAINS = Number(process.env.BENCH_CHANGE_DOMAINS ?? 10_000);
@@ -57,14 +60,20 @@ try {
   const first = await buildSnapshot(database.prisma, database.pool, config, DEFAULTS);
   console.log(`${DOMAINS} domains: first build ${(performance.now() - started).toFixed(0)} ms, ${(first.body.length / 1048576).toFixed(2)} MiB`);
   console.log(`  first publish: ${(await publishOnce(database.prisma, database.pool, config, DEFAULTS, { force: true })).outcome}`);
+  let previous = first;
   for (let round = 1; round <= ROUNDS; round++) {
     await changeOneRecord(pool, round);
     started = performance.now();
-    await buildSnapshot(database.prisma, database.pool, config, DEFAULTS);
+    const built = await buildSnapshot(database.prisma, database.pool, config, DEFAULTS);
     const buildMs = performance.now() - started;
     started = performance.now();
     const result = await publishOnce(database.prisma, database.pool, config, DEFAULTS, { force: true });
-    console.log(`  one-record change ${round}: build ${buildMs.toFixed(0)} ms; build + store ${(performance.now() - started).toFixed(0)} ms (${result.outcome} v${result.version})`);
+    const storeMs = performance.now() - started;
+    started = performance.now();
+    const delta = writeDelta(snapshotParts(previous.body), snapshotParts(built.body), round, previous.checksum)!;
+    const deltaMs = performance.now() - started;
+    console.log(`  one-record change ${round}: build ${buildMs.toFixed(0)} ms (${built.domainsSerialized} domain serialized); build + store ${storeMs.toFixed(0)} ms (${result.outcome} v${result.version}); delta ${delta.length} bytes, ${gzipSync(delta).length} gzipped, written in ${deltaMs.toFixed(0)} ms`);
+    previous = built;
   }
   await database.close();
   await pool.end();
