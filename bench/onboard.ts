@@ -4,7 +4,7 @@
 // `override`, through POST /api/v1/batch: BENCH_ONBOARD_BATCH domains per batch (default 50, so 600
 // operations), BENCH_ONBOARD_PARALLEL batches in flight (default 4). Prints the elapsed seconds and
 // what the background publisher then made of the result (a version and its size, or its error).
-// Set CDN_EDGE_CONFIG_MAX_BYTES in the environment to see the publish of a snapshot over 5 MiB.
+// CDN_EDGE_CONFIG_MAX_BYTES in the environment overrides the production limit (32 MiB).
 // The delegation lookups of the activations ask a loopback resolver that answers every NS query
 // with no records, so they cost what a fast resolver costs. Target (issue #25): under 60 s for 10,000.
 import { gzipSync } from 'node:zlib';

@@ -39,7 +39,7 @@ describe('configuration', () => {
 
   it('uses the production start values under CDN_ENV=production', () => {
     const config = loadConfig({ CDN_ENV: 'production' });
-    expect(config).to.include({ edgeConfigMaxBytes: 5242880, edgeTelemetryBatchSize: 500, edgeTelemetryQueueMaxItems: 100000, edgeProxyConnectTimeoutSeconds: 5 });
+    expect(config).to.include({ edgeConfigMaxBytes: 33554432, edgeTelemetryBatchSize: 500, edgeTelemetryQueueMaxItems: 100000, edgeProxyConnectTimeoutSeconds: 5 });
   });
 
   it('rejects a non-integer with a one-line error naming the variable', () => {

@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { CoreRequestError, describeAnswer, type CoreClient } from './core-client.js';
+import { checkDeltaAnswer } from './delta-check.js';
 import { ANSWER_ENVELOPE_BYTES, announcedSnapshot, checkConfigAnswer, type PulledSnapshot } from './snapshot-check.js';
 import { loadLastKnownGood, saveLastKnownGood } from './snapshot-store.js';
 
@@ -40,6 +41,12 @@ const REFUSED_RETRY_MS = 60_000;
 const CONFIG_PATH = '/api/v1/edge/config';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The pull's target: `if_version` for a not-modified answer, `since` (the active version) for a delta (docs/edge-protocol.md). */
+function configTarget(ifVersion: number | undefined, since: number | undefined): string {
+  const query = [ifVersion === undefined ? undefined : `if_version=${ifVersion}`, since === undefined ? undefined : `since=${since}`].filter(Boolean);
+  return query.length ? `${CONFIG_PATH}?${query.join('&')}` : CONFIG_PATH;
+}
 
 export interface ConfigSync {
   on(event: 'snapshot', listener: (pulled: PulledSnapshot, source: SnapshotSource) => void): this;
@@ -132,9 +139,9 @@ export class ConfigSync extends EventEmitter {
     return this.active?.version;
   }
 
-  private async pull(): Promise<PullOutcome> {
-    const ifVersion = this.ifVersion();
-    const target = ifVersion === undefined ? CONFIG_PATH : `${CONFIG_PATH}?if_version=${ifVersion}`;
+  /** `full` leaves out `since`: after a delta that did not apply, the whole snapshot is downloaded. */
+  private async pull(full = false): Promise<PullOutcome> {
+    const target = configTarget(this.ifVersion(), full ? undefined : this.active?.version);
     let body: Buffer;
     try {
       const answer = await this.options.client.send('GET', target, undefined, { maxAnswerBytes: this.options.maxBytes + ANSWER_ENVELOPE_BYTES });
@@ -151,6 +158,16 @@ export class ConfigSync extends EventEmitter {
       return this.pullFailed(error instanceof Error ? error.message : String(error));
     }
     this.pullSucceeded();
+    const delta = checkDeltaAnswer(body, this.active, this.options.maxBytes);
+    if (delta?.kind === 'snapshot') {
+      this.announced(delta.pulled.version);
+      return this.accept(delta.pulled);
+    }
+    if (delta && !full) {
+      this.options.logger.warn({ version: delta.version, reason: delta.reason, active_version: this.active?.version }, 'config delta not applied; downloading the full snapshot');
+      return this.pull(true);
+    }
+    if (delta) return this.refuse(delta.reason, delta.version, undefined);
     const check = checkConfigAnswer(body, this.options.maxBytes);
     switch (check.kind) {
       case 'none':

@@ -5,6 +5,7 @@ import { parsePaging } from '../../http/paging.js';
 import { RawJson, type Route } from '../../http/route.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { ActiveSnapshotCache, publishOnce } from '../../publish/publisher.js';
+import { SnapshotDeltas } from '../../publish/snapshot-deltas.js';
 import { diffSnapshots, getSnapshot, rollbackSnapshot } from '../../publish/snapshot-history.js';
 import { HttpError } from '../../http/errors.js';
 import type { SnapshotDefaults } from '../../publish/snapshot-builder.js';
@@ -15,6 +16,12 @@ function ifVersion(query: Record<string, unknown>): number | undefined {
   if (query.if_version === undefined) return undefined;
   if (typeof query.if_version !== 'string' || !/^\d{1,9}$/.test(query.if_version)) throw new ValidationError('if_version', 'if_version must be a snapshot version (integer)');
   return Number(query.if_version);
+}
+
+function sinceVersion(query: Record<string, unknown>): number | undefined {
+  if (query.since === undefined) return undefined;
+  if (typeof query.since !== 'string' || !/^\d{1,9}$/.test(query.since)) throw new ValidationError('since', 'since must be a snapshot version (integer)');
+  return Number(query.since);
 }
 
 function versionParam(value: string): number {
@@ -43,6 +50,7 @@ export function snapshotDefaults(deps: AppDeps): SnapshotDefaults {
 /** The signed config pull of edges, and the operator's snapshot list and rebuild. */
 export function snapshotRoutes(deps: AppDeps): Route[] {
   const active = new ActiveSnapshotCache();
+  const deltas = new SnapshotDeltas();
   const defaults = snapshotDefaults(deps);
   return [
     {
@@ -52,12 +60,15 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       direct: true,
       // Every answer says Vary: Accept-Encoding, so a cache between core and edges never hands a gzip body to an edge that did not ask for one.
       handler: async ({ db, query, headers }) => {
-        const wanted = ifVersion(query);
+        const since = sinceVersion(query);
+        const wanted = ifVersion(query) ?? since;
         const snapshot = await active.get(db, deps.activeVersion);
         if (!snapshot) return varyingJson({ data: { version: null, not_modified: false, detail: 'no snapshot has been published yet' } });
         if (wanted === snapshot.version) return varyingJson({ data: { version: snapshot.version, checksum: snapshot.checksum, not_modified: true } });
+        // An edge on `since` gets the changes since then when they are smaller than the snapshot (docs/edge-protocol.md, "Config delta").
+        const answer = (since === undefined ? undefined : await deltas.get(db, snapshot, since)) ?? snapshot;
         const gzip = prefersGzip(headers['accept-encoding']);
-        return new RawJson(gzip ? snapshot.gzip : snapshot.json, gzip ? 'gzip' : undefined, ACCEPT_ENCODING);
+        return new RawJson(gzip ? answer.gzip : answer.json, gzip ? 'gzip' : undefined, ACCEPT_ENCODING);
       },
     },
     {

@@ -68,7 +68,7 @@ describe('edge agent: config sync against a real core', () => {
     expect(seen[0].pulled.snapshot.domains.map((domain) => domain.domain)).to.include('sync-one.example');
     expect(sync.status()).to.include({ version, source: 'core', reloads: 1, reload_failures: 0, pull_failures: 0, core_version: version, behind_since: null, stale_seconds: 0 });
     expect(await sync.pullNow()).to.deep.equal({ outcome: 'unchanged', version });
-    expect(proxy.to('/api/v1/edge/config').at(-1)!.path).to.equal(`/api/v1/edge/config?if_version=${version}`);
+    expect(proxy.to('/api/v1/edge/config').at(-1)!.path).to.equal(`/api/v1/edge/config?if_version=${version}&since=${version}`);
   });
 
   it('saves the last-known-good atomically, before announcing it, with the snapshot bytes verbatim', async () => {
@@ -168,7 +168,7 @@ describe('edge agent: config sync against a real core', () => {
       expect(status.behind_since).to.be.a('number');
       expect(status.stale_seconds).to.be.within(0, 5);
       // After the refusal the edge asks about the refused version (not_modified) instead of downloading it every poll.
-      expect(proxy.to('/api/v1/edge/config').slice(-2).map((seen) => seen.path)).to.deep.equal(Array(2).fill(`/api/v1/edge/config?if_version=${bad}`));
+      expect(proxy.to('/api/v1/edge/config').slice(-2).map((seen) => seen.path)).to.deep.equal(Array(2).fill(`/api/v1/edge/config?if_version=${bad}&since=${active.version}`));
 
       proxy.rewriteConfig = undefined;
       const good = await publishDomain(`accepted-${Math.random().toString(36).slice(2, 8)}.example`);
@@ -189,7 +189,7 @@ describe('edge agent: config sync against a real core', () => {
     expect(outcomes.map((outcome) => outcome.outcome)).to.deep.equal(['invalid', 'invalid']);
     expect(outcomes[1].detail).to.equal(`version ${bad}: config answer of more than ${active.bytes.length + 1024} bytes: the snapshot exceeds CDN_EDGE_CONFIG_MAX_BYTES (${active.bytes.length})`);
     expect(small.status()).to.include({ version: active.version, reload_failures: 1, core_version: bad });
-    expect(proxy.to('/api/v1/edge/config').at(-1)!.path).to.equal(`/api/v1/edge/config?if_version=${bad}`);
+    expect(proxy.to('/api/v1/edge/config').at(-1)!.path).to.equal(`/api/v1/edge/config?if_version=${bad}&since=${active.version}`);
   });
 
   it('counts a refused answer from the core (a revoked or unknown token) as a pull failure, not a reload failure', async () => {

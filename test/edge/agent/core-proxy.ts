@@ -6,11 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
 export type ProxyMode = 'pass' | 'down' | 'lose-answer';
-export type SeenRequest = { method: string; path: string; body: any; answered: number | undefined };
+/** `answerBytes`: the answer body's bytes as the core sent them (compressed when it was). */
+export type SeenRequest = { method: string; path: string; body: any; answered: number | undefined; answerBytes?: number };
 
 export class CoreProxy {
   mode: ProxyMode = 'pass';
-  /** Rewrites the (decompressed) body of config answers that carry a snapshot. */
+  /** Rewrites the (decompressed) body of config answers that carry a snapshot; spoils those that carry a delta. */
   rewriteConfig: ((body: Buffer) => Buffer) | undefined;
   /** Answers a request itself instead of the core, when it returns an answer. */
   answer: ((seen: SeenRequest) => { status: number; body: unknown } | undefined) | undefined;
@@ -63,12 +64,15 @@ export class CoreProxy {
       return;
     }
     seen.answered = upstream.status;
+    seen.answerBytes = upstream.body.length;
     let answerBody = upstream.body;
     const headers = { ...upstream.headers };
     if (this.rewriteConfig && seen.path.startsWith('/api/v1/edge/config')) {
       if (headers['content-encoding'] === 'gzip') answerBody = gunzipSync(answerBody);
       delete headers['content-encoding'];
       if (answerBody.includes('"snapshot":')) answerBody = this.rewriteConfig(answerBody);
+      // A delta is made not to apply, so the edge downloads the full snapshot, which is rewritten.
+      else if (answerBody.includes('"delta":')) answerBody = Buffer.from(answerBody.toString().replace(/"since_checksum":"[0-9a-f]{64}"/, `"since_checksum":"${'0'.repeat(64)}"`));
     }
     delete headers['transfer-encoding'];
     headers['content-length'] = String(answerBody.length);

@@ -1,0 +1,83 @@
+// npm run bench:snapshot-change — the cost of one one-record change at BENCH_CHANGE_DOMAINS active
+// domains (default 10,000) of bench:onboard's shape (8 DNS records, 4 of them proxied, and 2 origins
+// each), loaded straight into a fresh database. Prints the first build, then for BENCH_CHANGE_ROUNDS
+// one-record changes (default 5) the build and the build + store (publishOnce) of the changed config,
+// and the size of the delta from the previous version an edge would download (uncompressed and gzipped).
+import { gzipSync } from 'node:zlib';
+import pg from 'pg';
+import pino from 'pino';
+import { loadConfig } from '../src/config/load.js';
+import { openDatabase } from '../src/db/client.js';
+import { migrate } from '../src/db/migrator.js';
+import { publishOnce } from '../src/publish/publisher.js';
+import { buildSnapshot } from '../src/publish/snapshot-builder.js';
+import { snapshotParts, writeDelta } from '../src/shared/snapshot-delta.js';
+import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
+
+const DOMAINS = Number(process.env.BENCH_CHANGE_DOMAINS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_CHANGE_ROUNDS ?? 5);
+const DEFAULTS = {
+  cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false, targeted_cache_control_header: null, strict_rfc9111: false },
+  ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 },
+};
+// bench:onboard's 8 records: type, name, content, proxied.
+const RECORDS = [
+  ['A', '@', '192.0.2.10', true],
+  ['CNAME', 'www', 'apex', true],
+  ['A', 'api', '192.0.2.11', true],
+  ['A', 'static', '192.0.2.12', true],
+  ['AAAA', 'v6', '2001:db8::10', false],
+  ['MX', '@', '10 mail', false],
+  ['A', 'mail', '192.0.2.25', false],
+  ['TXT', '@', 'v=spf1 mx -all', false],
+] as const;
+
+async function load(pool: pg.Pool): Promise<void> {
+  await migrate(pool);
+  await pool.query(`INSERT INTO domains (domain, name, zone_name, status, updated_at) SELECT 'onboard-' || n || '.example', 'onboard-' || n || '.example', 'onboard-' || n || '.example', 'active', now() FROM generate_series(1, $1) n`, [DOMAINS]);
+  for (const [type, name, content, proxied] of RECORDS) {
+    await pool.query(`INSERT INTO dns_records (domain_id, type, name, content, content_digest, proxied, updated_at) SELECT d.id, $1, $2, $3, encode(sha256(convert_to($3, 'UTF8')), 'hex'), $4, now() FROM domains d`, [type, name, content, proxied]);
+  }
+  await pool.query(`INSERT INTO origins (domain_id, host, port, role, updated_at) SELECT d.id, 'origin-a.' || d.domain, 443, 'primary', now() FROM domains d`);
+  await pool.query(`INSERT INTO origins (domain_id, host, port, role, updated_at) SELECT d.id, 'origin-b.' || d.domain, 443, 'backup', now() FROM domains d`);
+}
+
+// One proxied record more on one domain: one domain's hostnames change.
+async function changeOneRecord(pool: pg.Pool, round: number): Promise<void> {
+  const name = `change-${round}`;
+  await pool.query(`INSERT INTO dns_records (domain_id, type, name, content, content_digest, proxied, updated_at) SELECT id, 'A', $1, '192.0.2.99', encode(sha256(convert_to('192.0.2.99', 'UTF8')), 'hex'), true, now() FROM domains WHERE domain = 'onboard-4242.example'`, [name]);
+}
+
+const url = await createTestDatabase();
+try {
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  await load(pool);
+  const database = openDatabase(url, pino({ level: 'silent' }));
+  // Production defaults; CDN_EDGE_CONFIG_MAX_BYTES from the environment when set (to store a snapshot over the default).
+  const config = loadConfig({ DATABASE_URL: url, CDN_ENV: 'production', ...(process.env.CDN_EDGE_CONFIG_MAX_BYTES ? { CDN_EDGE_CONFIG_MAX_BYTES: process.env.CDN_EDGE_CONFIG_MAX_BYTES } : {}) });
+  await database.prisma.$queryRaw`SELECT 1`;
+  let started = performance.now();
+  const first = await buildSnapshot(database.prisma, database.pool, config, DEFAULTS);
+  console.log(`${DOMAINS} domains: first build ${(performance.now() - started).toFixed(0)} ms, ${(first.body.length / 1048576).toFixed(2)} MiB`);
+  console.log(`  first publish: ${(await publishOnce(database.prisma, database.pool, config, DEFAULTS, { force: true })).outcome}`);
+  let previous = first;
+  for (let round = 1; round <= ROUNDS; round++) {
+    await changeOneRecord(pool, round);
+    started = performance.now();
+    const built = await buildSnapshot(database.prisma, database.pool, config, DEFAULTS);
+    const buildMs = performance.now() - started;
+    started = performance.now();
+    const result = await publishOnce(database.prisma, database.pool, config, DEFAULTS, { force: true });
+    const storeMs = performance.now() - started;
+    started = performance.now();
+    const delta = writeDelta(snapshotParts(previous.body), snapshotParts(built.body), round, previous.checksum)!;
+    const deltaMs = performance.now() - started;
+    console.log(`  one-record change ${round}: build ${buildMs.toFixed(0)} ms (${built.domainsSerialized} domain serialized); build + store ${storeMs.toFixed(0)} ms (${result.outcome} v${result.version}); delta ${delta.length} bytes, ${gzipSync(delta).length} gzipped, written in ${deltaMs.toFixed(0)} ms`);
+    previous = built;
+  }
+  await database.close();
+  await pool.end();
+} finally {
+  await dropTestDatabase(url);
+}
+await stopSharedServer();
