@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { expect } from 'chai';
 import { signedHeaders } from '../../src/shared/signing.js';
 import { TestCore } from '../support/core.js';
+import { dropTestDatabase } from '../support/database.js';
 
 const EDGE_TOKEN = 'cdnedge_config-long-poll-token-0123456789';
 type Answer = { status: number; ms: number; json: any };
@@ -81,4 +82,33 @@ describe('the config pull held for a newer version (wait=SECONDS)', () => {
       expect(answer.json).to.include({ field: 'wait' });
     });
   }
+});
+
+describe('a held config pull when the core stops', () => {
+  it('is answered 503 at once with the connection closed, so the stop does not wait for it', async () => {
+    const core = await TestCore.start({ CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN });
+    let stopped = false;
+    try {
+      const path = '/api/v1/edge/config?wait=30';
+      const answer = new Promise<{ status: number; connection: string | undefined; json: any }>((resolve, reject) => {
+        const sent = request(`${core.url}${path}`, { headers: signedHeaders({ token: EDGE_TOKEN, edgeId: 'edge-long-poll', method: 'GET', pathWithQuery: path }) }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, json: JSON.parse(Buffer.concat(chunks).toString()) }));
+        });
+        sent.on('error', reject);
+        sent.end();
+      });
+      // Nothing is published: the pull of an edge without a version is held until the first version.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stopping = Date.now();
+      await core.core.stop();
+      stopped = true;
+      expect(Date.now() - stopping).to.be.below(2000);
+      expect(await answer).to.deep.equal({ status: 503, connection: 'close', json: { error: 'core is stopping', detail: 'ask again' } });
+    } finally {
+      if (!stopped) await core.core.stop();
+      await dropTestDatabase(core.databaseUrl);
+    }
+  });
 });

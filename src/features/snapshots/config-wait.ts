@@ -2,7 +2,8 @@
 // `wait=SECONDS` holds a request whose answer would be "not modified" until a newer version is
 // active or the wait ends. The request was authenticated when it arrived; holding it costs a
 // timer and a socket, no database connection.
-import { HttpError, ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../http/errors.js';
+import { Reply } from '../../http/route.js';
 import type { ActiveVersion } from '../../publish/active-version.js';
 
 /** The longest hold: well inside the signature skew window and node's request timeouts, and short enough that a silently dead connection is found soon. */
@@ -19,11 +20,13 @@ export function waitSeconds(query: Record<string, unknown>): number {
 
 /**
  * Holds the request while the active version is still `edgeVersion` (null: the edge has none and
- * nothing is published), at most `seconds`; answers 503 when the core stops meanwhile, so the edge
- * asks again (another replica, or this one restarted) at once instead of taking it for "no change".
+ * nothing is published), at most `seconds`. Returns the answer when the core stops meanwhile: 503, so
+ * the edge asks again (another replica, or this one restarted) at once instead of taking it for "no
+ * change"; a Reply rather than an error, since a core stopping is no fault to log for each held edge,
+ * and it closes the connection, which the stopping server would otherwise keep serving until its grace ends.
  */
-export async function awaitNewerVersion(active: ActiveVersion, edgeVersion: number | null, seconds: number): Promise<void> {
-  if (seconds === 0) return;
+export async function awaitNewerVersion(active: ActiveVersion, edgeVersion: number | null, seconds: number): Promise<Reply | undefined> {
+  if (seconds === 0) return undefined;
   const outcome = await active.changeFrom(edgeVersion, seconds * 1000);
-  if (outcome === 'stopping') throw new HttpError(503, 'core is stopping', undefined, 'ask again', undefined, { 'Retry-After': '0', Connection: 'close' });
+  return outcome === 'stopping' ? new Reply(503, { error: 'core is stopping', detail: 'ask again' }, { Connection: 'close' }) : undefined;
 }

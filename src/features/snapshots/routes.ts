@@ -63,7 +63,8 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       handler: async ({ db, query, headers }) => {
         const since = sinceVersion(query);
         const wanted = ifVersion(query) ?? since;
-        await awaitNewerVersion(deps.activeVersion, wanted ?? null, waitSeconds(query));
+        const stopping = await awaitNewerVersion(deps.activeVersion, wanted ?? null, waitSeconds(query));
+        if (stopping) return stopping;
         const snapshot = await active.get(db, deps.activeVersion);
         if (!snapshot) return varyingJson({ data: { version: null, not_modified: false, detail: 'no snapshot has been published yet' } });
         if (wanted === snapshot.version) return varyingJson({ data: { version: snapshot.version, checksum: snapshot.checksum, not_modified: true } });
