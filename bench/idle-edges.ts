@@ -147,12 +147,11 @@ try {
   pushed.sort((a, b) => a - b);
   const after = (at: number) => `${(at - publishing).toFixed(0)} ms`;
   console.log(`one publish (the rebuild call took ${(published - publishing).toFixed(0)} ms): every held pull answered with the new version; from the call: first ${after(pushed[0])}, p50 ${after(pushed[Math.floor(EDGES / 2)])}, p95 ${after(pushed[Math.floor(EDGES * 0.95)])}, last ${after(pushed[EDGES - 1])}`);
+} finally {
   const stopping = performance.now();
   await core.stop();
-  console.log(`core stopped ${(performance.now() - stopping).toFixed(0)} ms after SIGTERM with ${EDGES} pulls held`);
-} finally {
+  console.log(`core stopped ${(performance.now() - stopping).toFixed(0)} ms after SIGTERM with ${edges.length} pulls held`);
   for (const edge of edges) edge.stop();
-  await core.stop();
   await dropTestDatabase(url);
   await stopSharedServer();
 }
