@@ -61,7 +61,7 @@ describe('edge agent: config long-poll against a real core', () => {
     await eventually('the first version', async () => (sync.current()?.version === first ? true : undefined), 5000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const sent = proxy.to(CONFIG).length;
-    expect(proxy.to(CONFIG).at(-1)!.path).to.equal(`${CONFIG}?if_version=${first}&wait=30`);
+    expect(proxy.to(CONFIG).at(-1)!.path).to.equal(`${CONFIG}?if_version=${first}&since=${first}&wait=30`);
     const second = await publish();
     const published = Date.now();
     await eventually('the pushed version', async () => (sync.current()?.version === second ? true : undefined), 1000);
@@ -69,7 +69,7 @@ describe('edge agent: config long-poll against a real core', () => {
     // The answered long-poll was re-issued at once, and that is all.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(proxy.to(CONFIG).length - sent).to.equal(1);
-    expect(proxy.to(CONFIG).at(-1)!.path).to.equal(`${CONFIG}?if_version=${second}&wait=30`);
+    expect(proxy.to(CONFIG).at(-1)!.path).to.equal(`${CONFIG}?if_version=${second}&since=${second}&wait=30`);
   });
 
   it('falls back to polling every refreshSeconds against a core that answers without holding', async () => {
