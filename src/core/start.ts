@@ -112,6 +112,8 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
         await stopPublisher();
         await dns.loop?.stop();
         await gitops.controller?.stop();
+        // Held config long-polls are answered 503 at once, so their edges ask again elsewhere and the close does not wait for them.
+        activeVersion.releaseWaiters();
         await closeGracefully(httpServer);
         await activeVersion.stop();
         await connection.shutdown();

@@ -11,6 +11,10 @@ const QUERY_TIMEOUT_MS = 3000;
 export const APPLICATION_NAME = 'cdn-config-version-listener';
 const READ_ACTIVE = { name: 'active-version', text: 'SELECT active_version FROM publish_state WHERE id = 1' };
 
+/** How a wait for a newer version ended. */
+export type WaitOutcome = 'changed' | 'timeout' | 'stopping';
+type Waiter = { from: number | null; end: (outcome: WaitOutcome) => void };
+
 /**
  * The active snapshot version, kept in memory: a dedicated connection LISTENs on
  * the channel a trigger on publish_state notifies at every commit that changes
@@ -26,6 +30,8 @@ export class ActiveVersion {
   private retry: NodeJS.Timeout | undefined;
   private recheck: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly waiters = new Set<Waiter>();
+  private released = false;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -41,6 +47,36 @@ export class ActiveVersion {
   async current(): Promise<number | null> {
     if (this.known !== undefined) return this.known;
     return (await this.pool.query<{ active_version: number | null }>(READ_ACTIVE)).rows[0]?.active_version ?? null;
+  }
+
+  /**
+   * Resolves 'changed' as soon as the active version differs from `from` (at once when it
+   * already does), 'timeout' after `ms`, or 'stopping' once releaseWaiters() was called.
+   * Woken by the listener's notification or re-read, so a missed notification costs at most
+   * RECHECK_MS, and a wait begun while the listener is down ends when it has reconnected.
+   */
+  async changeFrom(from: number | null, ms: number): Promise<WaitOutcome> {
+    if (this.known === undefined && (await this.current()) !== from) return 'changed';
+    if (this.known !== undefined && this.known !== from) return 'changed';
+    if (this.released) return 'stopping';
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        from,
+        end: (outcome) => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(outcome);
+        },
+      };
+      const timer = setTimeout(() => waiter.end('timeout'), ms);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Ends every wait, and every later one at once, with 'stopping' (the server is closing: held requests must not hold up its shutdown). */
+  releaseWaiters(): void {
+    this.released = true;
+    for (const waiter of [...this.waiters]) waiter.end('stopping');
   }
 
   /** Connects the listener; a failure is logged and retried, never thrown. */
@@ -80,7 +116,9 @@ export class ActiveVersion {
   }
 
   private learn(client: pg.Client, version: number | null): void {
-    if (client === this.client) this.known = version;
+    if (client !== this.client) return;
+    this.known = version;
+    for (const waiter of [...this.waiters]) if (waiter.from !== version) waiter.end('changed');
   }
 
   private lost(client: pg.Client, error?: Error): void {

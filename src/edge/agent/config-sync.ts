@@ -1,11 +1,13 @@
 // Keeps the edge's active config snapshot: the last-known-good from disk at start,
-// then a poll of the core every refreshSeconds. A snapshot is activated (saved,
+// then one long-poll of the core kept open (waitSeconds; pull-pacing.ts says when the
+// next one goes), or a poll every refreshSeconds without it. A snapshot is activated (saved,
 // then announced with 'snapshot') only after every check of snapshot-check.ts;
 // anything else keeps the active one and is counted.
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { CoreRequestError, describeAnswer, type CoreClient } from './core-client.js';
 import { checkDeltaAnswer } from './delta-check.js';
+import { nextPullDelayMs } from './pull-pacing.js';
 import { ANSWER_ENVELOPE_BYTES, announcedSnapshot, checkConfigAnswer, type PulledSnapshot } from './snapshot-check.js';
 import { loadLastKnownGood, saveLastKnownGood } from './snapshot-store.js';
 
@@ -34,17 +36,20 @@ export type ConfigSyncStatus = {
   stale_seconds: number | null;
 };
 
-export type ConfigSyncOptions = { client: CoreClient; dataDir: string; maxBytes: number; refreshSeconds: number; logger: Logger };
+/** `waitSeconds`: how long the core may hold each request for a newer version (0 or absent: plain polling). */
+export type ConfigSyncOptions = { client: CoreClient; dataDir: string; maxBytes: number; refreshSeconds: number; waitSeconds?: number; logger: Logger };
 
 /** A refused version is downloaded again at most this often, in case what failed was transient. */
 const REFUSED_RETRY_MS = 60_000;
 const CONFIG_PATH = '/api/v1/edge/config';
+/** A held request is given up this long after its wait should have ended (a connection that died silently). */
+const WAIT_MARGIN_MS = 10_000;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** The pull's target: `if_version` for a not-modified answer, `since` (the active version) for a delta (docs/edge-protocol.md). */
-function configTarget(ifVersion: number | undefined, since: number | undefined): string {
-  const query = [ifVersion === undefined ? undefined : `if_version=${ifVersion}`, since === undefined ? undefined : `since=${since}`].filter(Boolean);
+/** The pull's target: `if_version` for a not-modified answer, `since` (the active version) for a delta, `wait` to be held for a newer version (docs/edge-protocol.md). */
+function configTarget(ifVersion: number | undefined, since: number | undefined, waitSeconds: number): string {
+  const query = [ifVersion === undefined ? undefined : `if_version=${ifVersion}`, since === undefined ? undefined : `since=${since}`, waitSeconds === 0 ? undefined : `wait=${waitSeconds}`].filter(Boolean);
   return query.length ? `${CONFIG_PATH}?${query.join('&')}` : CONFIG_PATH;
 }
 
@@ -74,6 +79,10 @@ export class ConfigSync extends EventEmitter {
   private inFlight: Promise<PullOutcome> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
+  private failuresInRow = 0;
+  /** Answers are checked and activated one at a time, whichever request (long-poll or pullNow) brought them. */
+  private turn: Promise<unknown> = Promise.resolve();
+  private abandon = new AbortController();
 
   constructor(private readonly options: ConfigSyncOptions) {
     super();
@@ -82,6 +91,7 @@ export class ConfigSync extends EventEmitter {
   /** Activates the last-known-good from disk (if any and valid), then starts polling at once; resolves after the disk step. */
   async start(): Promise<void> {
     this.stopped = false;
+    this.abandon = new AbortController();
     const loaded = await loadLastKnownGood(this.options.dataDir, this.options.maxBytes);
     if (loaded.kind === 'loaded') this.activate(loaded.pulled, 'disk');
     else if (loaded.kind === 'corrupt') {
@@ -93,9 +103,10 @@ export class ConfigSync extends EventEmitter {
     if (!this.stopped) this.schedule(0);
   }
 
-  /** Stops polling; a pull in flight finishes but schedules nothing. */
+  /** Stops polling: a held long-poll is abandoned, a plain pull in flight finishes but schedules nothing. */
   stop(): void {
     this.stopped = true;
+    this.abandon.abort();
     clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -126,10 +137,21 @@ export class ConfigSync extends EventEmitter {
   private schedule(delayMs: number): void {
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.pullNow().finally(() => {
-        if (!this.stopped && !this.timer) this.schedule(this.options.refreshSeconds * 1000);
+      void this.pullScheduled().then((nextDelayMs) => {
+        if (!this.stopped && !this.timer) this.schedule(nextDelayMs);
       });
     }, delayMs);
+  }
+
+  /** One scheduled request (a long-poll when waitSeconds is set); resolves with the pause before the next. */
+  private async pullScheduled(): Promise<number> {
+    const waitSeconds = this.options.waitSeconds ?? 0;
+    const started = Date.now();
+    const before = { active: this.active?.version, core: this.state.core_version };
+    const outcome = waitSeconds === 0 ? await this.pullNow() : await this.pull(waitSeconds);
+    this.failuresInRow = outcome.outcome === 'unreachable' ? this.failuresInRow + 1 : 0;
+    const moved = this.active?.version !== before.active || this.state.core_version !== before.core;
+    return nextPullDelayMs({ waitSeconds, refreshSeconds: this.options.refreshSeconds, failures: this.failuresInRow, elapsedMs: Date.now() - started, moved });
   }
 
   /** The version to ask about: a refused one is asked about (answered not_modified) instead of being downloaded every poll. */
@@ -139,12 +161,16 @@ export class ConfigSync extends EventEmitter {
     return this.active?.version;
   }
 
-  /** `full` leaves out `since`: after a delta that did not apply, the whole snapshot is downloaded. */
-  private async pull(full = false): Promise<PullOutcome> {
-    const target = configTarget(this.ifVersion(), full ? undefined : this.active?.version);
+  /**
+   * Asks the core once, held up to `waitSeconds` for a newer version, then handles the answer in turn.
+   * `full` leaves out `since`: after a delta that did not apply, the whole snapshot is downloaded at once.
+   */
+  private async pull(waitSeconds = 0, full = false): Promise<PullOutcome> {
+    const target = configTarget(this.ifVersion(), full ? undefined : this.active?.version, waitSeconds);
+    const held = waitSeconds === 0 ? {} : { timeoutMs: waitSeconds * 1000 + WAIT_MARGIN_MS, signal: this.abandon.signal };
     let body: Buffer;
     try {
-      const answer = await this.options.client.send('GET', target, undefined, { maxAnswerBytes: this.options.maxBytes + ANSWER_ENVELOPE_BYTES });
+      const answer = await this.options.client.send('GET', target, undefined, { maxAnswerBytes: this.options.maxBytes + ANSWER_ENVELOPE_BYTES, ...held });
       if (answer.status !== 200) return this.pullFailed(`core answered ${describeAnswer(answer)}`);
       body = answer.body;
     } catch (error) {
@@ -155,8 +181,21 @@ export class ConfigSync extends EventEmitter {
         const reason = `config answer of more than ${this.options.maxBytes + ANSWER_ENVELOPE_BYTES} bytes: the snapshot exceeds CDN_EDGE_CONFIG_MAX_BYTES (${this.options.maxBytes})`;
         return this.refuse(reason, announced?.version, announced?.checksum);
       }
+      if (this.abandon.signal.aborted && waitSeconds > 0) return { outcome: 'unreachable', version: this.active?.version ?? null, detail: 'stopped' };
       return this.pullFailed(error instanceof Error ? error.message : String(error));
     }
+    const handled = await this.inTurn(() => this.handle(body, full));
+    // Outside the turn: the full download's answer takes its own turn.
+    return handled === 'download full' ? this.pull(0, true) : handled;
+  }
+
+  private inTurn<T>(step: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(step);
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  private async handle(body: Buffer, full: boolean): Promise<PullOutcome | 'download full'> {
     this.pullSucceeded();
     const delta = checkDeltaAnswer(body, this.active, this.options.maxBytes);
     if (delta?.kind === 'snapshot') {
@@ -165,7 +204,7 @@ export class ConfigSync extends EventEmitter {
     }
     if (delta && !full) {
       this.options.logger.warn({ version: delta.version, reason: delta.reason, active_version: this.active?.version }, 'config delta not applied; downloading the full snapshot');
-      return this.pull(true);
+      return 'download full';
     }
     if (delta) return this.refuse(delta.reason, delta.version, undefined);
     const check = checkConfigAnswer(body, this.options.maxBytes);

@@ -34,7 +34,8 @@ export class CoreRequestError extends Error {
   }
 }
 
-export type SendOptions = { maxAnswerBytes?: number };
+/** `timeoutMs` replaces the client's timeout for this request (a long-poll is held longer); `signal` abandons it. */
+export type SendOptions = { maxAnswerBytes?: number; timeoutMs?: number; signal?: AbortSignal };
 
 export type CoreClient = {
   readonly edgeId: string;
@@ -54,7 +55,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
   const secure = base.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true, maxSockets: 8 }) : new HttpAgent({ keepAlive: true, maxSockets: 8 });
   const prefix = base.pathname.replace(/\/+$/, '');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   const send = (method: string, pathWithQuery: string, body?: unknown, sendOptions: SendOptions = {}): Promise<CoreAnswer> => {
     const target = `${prefix}${pathWithQuery}`;
@@ -70,6 +71,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     }
     const request = secure ? httpsRequest : httpRequest;
     const limit = sendOptions.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    const timeoutMs = sendOptions.timeoutMs ?? defaultTimeoutMs;
     return new Promise<CoreAnswer>((resolve, reject) => {
       let settled = false;
       const finish = (error: CoreRequestError | undefined, answer?: CoreAnswer) => {
@@ -79,7 +81,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         if (error) reject(error);
         else resolve(answer!);
       };
-      const sent = request({ protocol: base.protocol, hostname: base.hostname, port: base.port, path: target, method, headers, agent }, (response) => {
+      const sent = request({ protocol: base.protocol, hostname: base.hostname, port: base.port, path: target, method, headers, agent, signal: sendOptions.signal }, (response) => {
         readAnswer(response, limit).then(
           (answer) => finish(undefined, answer),
           (error: CoreRequestError) => {

@@ -26,6 +26,7 @@ type AgentConfig = Pick<
   | 'edgeDataDir'
   | 'edgeConfigMaxBytes'
   | 'edgeConfigRefreshSeconds'
+  | 'edgeConfigWaitSeconds'
   | 'edgeTelemetryBatchSize'
   | 'edgeTelemetryFlushSeconds'
   | 'edgeTelemetryQueueMaxItems'
@@ -104,7 +105,7 @@ export class EdgeAgent extends EventEmitter {
     const hostname = options.hostname ?? os.hostname();
     this.edgeId = resolveEdgeId(config.edgeId, hostname);
     this.client = createCoreClient({ coreUrl: config.edgeCoreUrl, edgeId: this.edgeId, token: config.edgeToken, timeoutMs: options.timeoutMs });
-    this.sync = new ConfigSync({ client: this.client, dataDir: config.edgeDataDir, maxBytes: config.edgeConfigMaxBytes, refreshSeconds: config.edgeConfigRefreshSeconds, logger });
+    this.sync = new ConfigSync({ client: this.client, dataDir: config.edgeDataDir, maxBytes: config.edgeConfigMaxBytes, refreshSeconds: config.edgeConfigRefreshSeconds, waitSeconds: config.edgeConfigWaitSeconds, logger });
     this.sync.on('snapshot', (pulled, source) => this.emit('snapshot', pulled, source));
     this.certificateKeys = new CertificateKeyStore({ client: this.client, token: config.edgeToken, dataDir: config.edgeDataDir, logger });
     const version = options.version ?? edgeSoftwareVersion();

@@ -10,6 +10,7 @@ import { diffSnapshots, getSnapshot, rollbackSnapshot } from '../../publish/snap
 import { HttpError } from '../../http/errors.js';
 import type { SnapshotDefaults } from '../../publish/snapshot-builder.js';
 import { cacheDefaults } from '../cache/routes.js';
+import { awaitNewerVersion, waitSeconds } from './config-wait.js';
 import { sslDefaults } from '../ssl/routes.js';
 
 function ifVersion(query: Record<string, unknown>): number | undefined {
@@ -62,6 +63,8 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       handler: async ({ db, query, headers }) => {
         const since = sinceVersion(query);
         const wanted = ifVersion(query) ?? since;
+        const stopping = await awaitNewerVersion(deps.activeVersion, wanted ?? null, waitSeconds(query));
+        if (stopping) return stopping;
         const snapshot = await active.get(db, deps.activeVersion);
         if (!snapshot) return varyingJson({ data: { version: null, not_modified: false, detail: 'no snapshot has been published yet' } });
         if (wanted === snapshot.version) return varyingJson({ data: { version: snapshot.version, checksum: snapshot.checksum, not_modified: true } });

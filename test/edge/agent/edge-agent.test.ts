@@ -114,7 +114,8 @@ describe('edge agent: the whole agent against a real core', () => {
     expect(await agent.beatNow()).to.equal(true);
     const purge = (await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'prefix', value: '/img/' }, 201)).data;
     await rebuild();
-    expect((await agent.pullNow()).outcome).to.equal('updated');
+    // The agent's long-poll may have brought the new version before this pull.
+    expect((await agent.pullNow()).outcome).to.be.oneOf(['updated', 'unchanged']);
     expect(agent.currentSnapshot()!.snapshot.purges.map((item) => item.id)).to.include(purge.id);
 
     agent.setPurgeResults([purge.id], []);
