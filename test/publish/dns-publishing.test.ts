@@ -114,6 +114,11 @@ describe('DNS publishing to PowerDNS', function () {
     expect(zone.json.rrsets.find((rrset: Json) => rrset.name === 'sub.types.test.' && rrset.type === 'NS').records).to.deep.equal([{ content: 'ns.elsewhere.example.', disabled: false }]);
     // Full syncs every second compare the zone with what PowerDNS gives back: nothing may look different.
     const writes = () => core.db.dnsSyncEvent.count({ where: { zone_name: 'types.test' } });
+    // A write's event is recorded after PowerDNS answers it, and before the zone's state says published.
+    await eventually('the zone state to say published', async () => {
+      const published = await core.db.dnsZoneState.findUnique({ where: { domain_id: domain.id } });
+      return published && published.published_hash === published.desired_hash ? true : undefined;
+    });
     const before = await writes();
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await writes()).to.equal(before);
@@ -225,7 +230,8 @@ describe('DNS publishing to PowerDNS', function () {
     await core.delete(`/api/v1/domains/${domain.id}`);
     await eventually('the zone to be deleted', async () => ((await pdns.api('GET', '/zones/gone.test.')).status === 404 ? true : undefined));
     expect((await pdns.api('GET', '/zones/foreign.test.')).status).to.equal(200);
-    const deleted = await core.db.dnsSyncEvent.findFirst({ where: { zone_name: 'gone.test', action: 'delete' } });
+    // The event is recorded after PowerDNS answered the delete.
+    const deleted = await eventually('the delete event', async () => (await core.db.dnsSyncEvent.findFirst({ where: { zone_name: 'gone.test', action: 'delete' } })) ?? undefined);
     expect(deleted).to.include({ success: true });
 
     const claimed = await core.createDomain('foreign.test');
@@ -293,8 +299,12 @@ describe('DNS publishing to PowerDNS', function () {
       const domains = await Promise.all(Array.from({ length: 5 }, (_, n) => activeDomain(`replica${n}.test`)));
       await Promise.all(domains.map((domain, n) => core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: `192.0.2.${100 + n}` }, 201)));
       for (let n = 0; n < 5; n++) await until(`www.replica${n}.test`, () => a(`www.replica${n}.test`), [`192.0.2.${100 + n}`]);
+      // Each event is recorded after PowerDNS answered its write: wait for the fifth, then make sure no sixth follows.
+      const creates = () => core.db.dnsSyncEvent.count({ where: { action: 'create', zone_name: { startsWith: 'replica' } } });
+      await eventually('five zone creations recorded', async () => ((await creates()) >= 5 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(await creates()).to.equal(5);
       expect(await core.db.dnsSyncEvent.count({ where: { success: false, created_at: { gte: since } } })).to.equal(0);
-      expect(await core.db.dnsSyncEvent.count({ where: { action: 'create', zone_name: { startsWith: 'replica' } } })).to.equal(5);
     } finally {
       await replica.stop();
     }
