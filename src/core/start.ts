@@ -98,8 +98,8 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
     gitops.controller = startGitops(config, url, logger);
     const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' })) : async () => {};
-    // The canary rollout's decisions (docs/rollout.md): cheap when the rollout settings are off, so every core runs it.
-    const stopCanaryLoop = startCanaryLoop(connection.prisma, connection.pool, config.edgeHeartbeatFreshSeconds, logger.child({ component: 'canary-rollout' }));
+    // The canary rollout's decisions (docs/rollout.md) run where the publisher does: they decide which published version edges get.
+    const stopCanaryLoop = config.publishEnabled ? startCanaryLoop(connection.prisma, connection.pool, config.edgeHeartbeatFreshSeconds, logger.child({ component: 'canary-rollout' })) : async () => {};
     dns.loop = startDns(config, connection, logger.child({ component: 'dns-sync' }));
     const stopHousekeeping = startHousekeeping(connection, config, logger.child({ component: 'housekeeping' }));
     const stopNameserverChecks = startNameserverChecks({ db: connection.prisma, pool: connection.pool, config, logger: logger.child({ component: 'nameserver-checks' }), lookup: delegationLookup(config) });
