@@ -3,6 +3,7 @@ import { heartbeat } from '../../../src/features/edges/service.js';
 import { evaluateCanaryRollout } from '../../../src/features/rollout/canary-loop.js';
 import { signedHeaders } from '../../../src/shared/signing.js';
 import { TestCore, type Json } from '../../support/core.js';
+import { eventually } from '../../support/eventually.js';
 
 const EDGE_TOKEN = 'cdnedge_canary-api-token-0123456789ab';
 const FRESH = 30;
@@ -27,6 +28,8 @@ describe('canary rollout: settings, served versions, verdicts, promote and abort
     await core.post(`/api/v1/domains/${domainId}/waf-rules`, { name: `rule-${++ruleCount}`, match: { paths: [{ kind: 'prefix', value: `/r${ruleCount}` }] }, action: 'block' }, 201);
     return (await core.post('/api/v1/config/snapshots/rebuild', undefined)).data.version;
   };
+  // Each core learns of a version change from its listener, a moment after the commit.
+  const servedTo = (edgeId: string, query = '') => ({ equals: (version: number) => eventually(`${edgeId} served ${version}`, async () => ((await pull(edgeId, query)).version === version ? true : undefined), 5000) });
   const beat = (edgeId: string, labels: string[], counters: Json[] = []) => heartbeat(core.db, { edge_id: edgeId, labels, version_counters: counters }, edgeId, 'token', FRESH);
   const counters = (version: number, requests: number, status5xx: number) => ({ version, requests, status_5xx: status5xx, origin_errors: status5xx });
   const rollout = async (query = '') => (await core.get(`/api/v1/config/rollout${query}`)).data;
@@ -54,8 +57,8 @@ describe('canary rollout: settings, served versions, verdicts, promote and abort
   it('with rollout off, serves every edge the newest version and keeps no fleet version', async () => {
     const version = await publishChange();
     expect(await evaluate()).to.deep.equal({ action: 'off' });
-    expect((await pull('edge-fleet')).version).to.equal(version);
-    expect((await pull('edge-canary')).version).to.equal(version);
+    await servedTo('edge-fleet').equals(version);
+    await servedTo('edge-canary').equals(version);
     expect((await rollout()).canary_rollout).to.include({ enabled: false, fleet_version: null, canary_version: null });
   });
 
@@ -71,14 +74,14 @@ describe('canary rollout: settings, served versions, verdicts, promote and abort
 
     const candidate = await publishChange();
     expect(await evaluate()).to.deep.include({ action: 'started', version: candidate });
-    expect((await pull('edge-canary', `?since=${fleet}`)).version).to.equal(candidate);
+    await servedTo('edge-canary', `?since=${fleet}`).equals(candidate);
     expect(await pull('edge-fleet', `?if_version=${fleet}`)).to.deep.equal({ version: fleet, checksum: (await pull('edge-fleet')).checksum, not_modified: true });
 
     await beat('edge-canary', ['canary'], [counters(candidate, 40, 40)]);
     await beat('edge-fleet', [], [counters(fleet, 100, 0)]);
     const failed = await evaluate();
     expect(failed).to.deep.include({ action: 'failed', version: candidate });
-    expect((await pull('edge-canary', `?since=${candidate}`)).version).to.equal(fleet);
+    await servedTo('edge-canary', `?since=${candidate}`).equals(fleet);
 
     const answer = await rollout(`?version=${candidate}`);
     expect(answer.status).to.equal('rolled_back');
@@ -90,8 +93,8 @@ describe('canary rollout: settings, served versions, verdicts, promote and abort
 
     const later = await publishChange();
     expect(await evaluate()).to.deep.include({ action: 'held', version: candidate });
-    expect((await pull('edge-canary')).version).to.equal(fleet);
-    expect((await pull('edge-fleet')).version).to.equal(fleet);
+    await servedTo('edge-canary').equals(fleet);
+    await servedTo('edge-fleet').equals(fleet);
 
     const aborted = (await core.post('/api/v1/config/rollout/abort', undefined)).data;
     expect(aborted).to.include({ version: candidate, state: 'aborted', decided_by: 'anonymous' });
@@ -105,10 +108,13 @@ describe('canary rollout: settings, served versions, verdicts, promote and abort
     const { fleet_version: fleet, canary_version: baking } = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
     expect(baking).to.be.a('number');
     const started = Date.now();
-    const held = pull('edge-fleet', `?since=${fleet}&wait=20`);
+    let answeredAt = 0;
+    const held = pull('edge-fleet', `?since=${fleet}&wait=20`).then((answer) => ((answeredAt = Date.now()), answer));
     await new Promise((resolve) => setTimeout(resolve, 300));
+    const promotedAt = Date.now();
     expect((await core.post('/api/v1/config/rollout/promote', undefined)).data).to.include({ version: baking, state: 'promoted' });
     expect((await held).version).to.equal(baking);
+    expect(answeredAt, 'the fleet edge was held until the promotion').to.be.at.least(promotedAt);
     expect(Date.now() - started).to.be.below(5000);
     const [event] = (await core.get('/api/v1/audit?action=rollout.promote&limit=1')).data;
     expect(event).to.include({ target_id: String(baking) });
@@ -123,7 +129,7 @@ describe('canary rollout: settings, served versions, verdicts, promote and abort
     await beat('edge-canary', ['canary'], [counters(candidate, 100, 1)]);
     await beat('edge-fleet', [], [counters(fleet, 100, 1)]);
     expect(await evaluate()).to.deep.include({ action: 'promoted', version: candidate });
-    expect((await pull('edge-fleet')).version).to.equal(candidate);
+    await servedTo('edge-fleet').equals(candidate);
   });
 
   it('serves every edge the newest version again once rollout is turned off', async () => {
@@ -132,7 +138,7 @@ describe('canary rollout: settings, served versions, verdicts, promote and abort
     const newest = await publishChange();
     await core.patch('/api/v1/settings/rollout', { enabled: false });
     expect(await evaluate()).to.deep.equal({ action: 'disabled' });
-    expect((await pull('edge-fleet')).version).to.equal(newest);
+    await servedTo('edge-fleet').equals(newest);
     expect((await core.db.configCanary.findUniqueOrThrow({ where: { version: candidate } })).state).to.equal('aborted');
   });
 });
