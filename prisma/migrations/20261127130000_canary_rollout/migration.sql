@@ -1,6 +1,6 @@
 -- Canary rollout with automatic rollback (docs/rollout.md).
 -- Labels an edge reports (CDN_EDGE_LABELS), and its last heartbeat's per-version request counters.
-ALTER TABLE "edge_nodes" ADD COLUMN "labels" TEXT[] NOT NULL DEFAULT '{}';
+ALTER TABLE "edge_nodes" ADD COLUMN "labels" TEXT[] DEFAULT ARRAY[]::TEXT[];
 ALTER TABLE "edge_nodes" ADD COLUMN "version_counters" JSONB NOT NULL DEFAULT '[]';
 -- The version every non-canary edge gets (null: rollout is off, every edge gets active_version),
 -- and the version canary edges get while it bakes (null: none bakes).
@@ -11,7 +11,7 @@ CREATE TABLE "config_canaries" (
     "version" INTEGER NOT NULL,
     "baseline_version" INTEGER NOT NULL,
     "state" TEXT NOT NULL,
-    "canary_edges" TEXT[] NOT NULL,
+    "canary_edges" TEXT[],
     "started_at" TIMESTAMPTZ(3) NOT NULL,
     "decided_at" TIMESTAMPTZ(3),
     "decided_by" TEXT,

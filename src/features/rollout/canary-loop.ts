@@ -23,7 +23,7 @@ async function rolloutSettings(db: Db): Promise<RolloutSettings> {
 async function poolOf(db: Db, freshSeconds: number, now: Date): Promise<Pool> {
   const since = new Date(now.getTime() - Math.min(freshSeconds, FORGET_SILENT_EDGE_SECONDS) * 1000);
   const rows = await db.edgeNode.findMany({ where: { enabled: true, last_heartbeat_at: { gte: since } }, select: { edge_id: true, labels: true, version_counters: true }, orderBy: { edge_id: 'asc' } });
-  return rows.map((row) => ({ edge_id: row.edge_id, labels: row.labels, version_counters: Array.isArray(row.version_counters) ? (row.version_counters as VersionCount[]) : [] }));
+  return rows.map((row) => ({ edge_id: row.edge_id, labels: row.labels ?? [], version_counters: Array.isArray(row.version_counters) ? (row.version_counters as VersionCount[]) : [] }));
 }
 
 // Rollout turned off: every edge gets the newest version again, and a bake in progress ends as aborted.
