@@ -23,6 +23,7 @@ const commands = {
   status: () => import('./commands/gitops-status.js'),
   reconcile: () => import('./commands/reconcile.js'),
   edge: () => import('./commands/edge.js'),
+  rollout: () => import('./commands/rollout.js'),
 };
 
 /** Builds the `cdn` command tree; each action loads the configuration lazily so `--help` never needs it. */
@@ -106,6 +107,15 @@ export function buildCli(): Command {
     .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
     .option('--token <token>', 'API token (default $CDN_API_TOKEN)')
     .action(async (options: object) => (await commands.status()).runRuns(options));
+  const rollout = program.command('rollout').description('the canary rollout of config versions (docs/rollout.md)');
+  const serverOptions = (command: Command) =>
+    command
+      .option('--json', 'print JSON')
+      .option('--url <url>', 'core API base URL (default $CDN_API_URL or http://127.0.0.1:8080)')
+      .option('--token <token>', 'API token (default $CDN_API_TOKEN)');
+  serverOptions(rollout.command('status').description('the latest version, the fleet and canary versions, and recent canary verdicts')).action(async (options: object) => (await commands.rollout()).runRolloutStatus(options));
+  serverOptions(rollout.command('promote').description('promote the baking or failed canary version to every edge (audited)')).action(async (options: object) => (await commands.rollout()).runRolloutDecision('promote', options));
+  serverOptions(rollout.command('abort').description('abort the baking or failed canary version: canaries go back to the fleet version, later versions may bake (audited)')).action(async (options: object) => (await commands.rollout()).runRolloutDecision('abort', options));
   program
     .command('accept-plan')
     .description('let the controller apply the plan of one commit that the safety gate refused (audited)')

@@ -81,6 +81,7 @@ export const VARIABLES = {
   edgeDataDir: { env: 'CDN_EDGE_DATA_DIR', kind: 'string', default: './.data/edge', description: 'Folder of the edge\'s local state: the last-known-good snapshot, the shared disk cache, applied purges.' },
   edgeWorkers: { env: 'CDN_EDGE_WORKERS', kind: 'int', min: 0, max: 256, default: 0, description: 'Worker processes serving customer traffic (they share the listeners); 0 starts one per CPU.' },
   edgeRegion: { env: 'CDN_EDGE_REGION', kind: 'string', default: '', description: 'Region this edge reports at registration (free text, e.g. eu-central).' },
+  edgeLabels: { env: 'CDN_EDGE_LABELS', kind: 'string', default: '', description: 'Comma-separated labels this edge reports in its heartbeat (e.g. canary,eu); the rollout settings pick canary edges by them (docs/rollout.md).' },
   edgePublicIp: { env: 'CDN_EDGE_PUBLIC_IP', kind: 'string', default: '', description: 'Public address this edge reports at registration; proxied DNS records publish it while the edge is in the pool.' },
   edgeHeartbeatSeconds: { env: 'CDN_EDGE_HEARTBEAT_SECONDS', kind: 'int', min: 1, max: 3600, default: 5, description: 'Interval of the edge\'s heartbeat (keep it well under CDN_EDGE_HEARTBEAT_FRESH_SECONDS).' },
   edgeCacheMemoryBytes: { env: 'CDN_EDGE_CACHE_MEMORY_BYTES', kind: 'int', min: 0, max: 2 ** 40, default: { development: 67108864, production: 268435456 }, description: 'Size of the in-memory cache tier of each edge worker (least recently used objects leave first); 0 turns the tier off.' },

@@ -10,6 +10,7 @@ import { loadApiSchemas } from '../http/validation.js';
 import { ensureBootstrapAdmin } from '../features/admin/service.js';
 import { ensureBootstrapEdgeToken } from '../features/edges/tokens.js';
 import { startPublisher } from '../publish/publisher.js';
+import { startCanaryLoop } from '../features/rollout/canary-loop.js';
 import { BURST_TIMING } from '../publish/dirty.js';
 import { DnsSync } from '../publish/dns/dns-sync.js';
 import { startDnsSync, type DnsSyncLoop } from '../publish/dns/dns-sync-loop.js';
@@ -97,6 +98,8 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
     gitops.controller = startGitops(config, url, logger);
     const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' })) : async () => {};
+    // The canary rollout's decisions (docs/rollout.md) run where the publisher does: they decide which published version edges get.
+    const stopCanaryLoop = config.publishEnabled ? startCanaryLoop(connection.prisma, connection.pool, config.edgeHeartbeatFreshSeconds, logger.child({ component: 'canary-rollout' })) : async () => {};
     dns.loop = startDns(config, connection, logger.child({ component: 'dns-sync' }));
     const stopHousekeeping = startHousekeeping(connection, config, logger.child({ component: 'housekeeping' }));
     const stopNameserverChecks = startNameserverChecks({ db: connection.prisma, pool: connection.pool, config, logger: logger.child({ component: 'nameserver-checks' }), lookup: delegationLookup(config) });
@@ -110,6 +113,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
         await stopRetention();
         await stopSslScheduler();
         await stopPublisher();
+        await stopCanaryLoop();
         await dns.loop?.stop();
         await gitops.controller?.stop();
         // Held config long-polls are answered 503 at once, so their edges ask again elsewhere and the close does not wait for them.

@@ -1,15 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Badge, DataTable, Empty, Failure } from './components.js';
+import { CanaryControls, type CanaryRollout } from './canary-controls.js';
 import { useApi } from './use-api.js';
 
 type Laggard = { edge_id: string; active_version: number | null; reason: 'unreachable' | 'reload_failed' | 'behind'; error: string | null };
 type EdgeRollout = { edge_id: string; active_version: number | null; serving: boolean; took_seconds: number | null };
-type Rollout = { status: 'pending' | 'rolling_out' | 'converged'; version: number | null; pool_edges: number; serving: number; laggards: Laggard[]; edges: EdgeRollout[]; summary: string };
+type Rollout = { status: 'pending' | 'rolling_out' | 'converged' | 'rolled_back'; version: number | null; pool_edges: number; serving: number; laggards: Laggard[]; edges: EdgeRollout[]; summary: string; canary_rollout: CanaryRollout };
 
 const POLL_MS = 2000;
 const REASON_WORDS = { unreachable: 'unreachable (heartbeat stale)', reload_failed: 'reload failed', behind: 'behind' } as const;
-const STATUS_TONE = { pending: 'warn', rolling_out: 'warn', converged: 'good' } as const;
-const STATUS_WORDS = { pending: 'not published yet', rolling_out: 'rolling out', converged: 'converged' } as const;
+const STATUS_TONE = { pending: 'warn', rolling_out: 'warn', converged: 'good', rolled_back: 'bad' } as const;
+const STATUS_WORDS = { pending: 'not published yet', rolling_out: 'rolling out', converged: 'converged', rolled_back: 'rolled back' } as const;
 
 function edgeState(edge: EdgeRollout, laggard: Laggard | undefined) {
   if (edge.serving) return <Badge tone="good">serving</Badge>;
@@ -56,6 +57,7 @@ export function ConfigRollout() {
           <Badge tone={STATUS_TONE[data.status]}>{STATUS_WORDS[data.status]}</Badge> {data.summary}
         </p>
       ) : null}
+      {data?.canary_rollout ? <CanaryControls state={data.canary_rollout} onDone={reload} /> : null}
       {data && data.pool_edges === 0 ? <Empty>No edges in the pool: start one with cdn edge.</Empty> : null}
       {data?.edges.length ? (
         <DataTable

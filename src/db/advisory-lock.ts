@@ -12,6 +12,7 @@ export const LOCK_KEYS = {
   writeScope: 72707373,
   retention: 72707380,
   sslRenewalScan: 72707381,
+  canaryRollout: 72707382,
 } as const;
 
 /** Runs `work` on one dedicated connection while holding a session advisory lock, waiting for it if taken. */

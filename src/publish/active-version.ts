@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { NO_VERSIONS, servedVersion, type VersionState } from './served-version.js';
 
 const CHANNEL = 'cdn_config_published';
 const RECONNECT_MS = 1000;
@@ -9,23 +10,33 @@ const RECHECK_MS = 5000;
 const QUERY_TIMEOUT_MS = 3000;
 /** How the listener shows in pg_stat_activity. */
 export const APPLICATION_NAME = 'cdn-config-version-listener';
-const READ_ACTIVE = { name: 'active-version', text: 'SELECT active_version FROM publish_state WHERE id = 1' };
+const READ_VERSIONS = {
+  name: 'active-versions',
+  text: 'SELECT p.active_version, p.fleet_version, p.canary_version, c.canary_edges FROM publish_state p LEFT JOIN config_canaries c ON c.version = p.canary_version WHERE p.id = 1',
+};
+type VersionsRow = { active_version: number | null; fleet_version: number | null; canary_version: number | null; canary_edges: string[] | null };
+
+function stateOf(row: VersionsRow | undefined): VersionState {
+  if (!row) return NO_VERSIONS;
+  return { active: row.active_version, fleet: row.fleet_version, canary: row.canary_version, canaryEdges: new Set(row.canary_edges ?? []) };
+}
 
 /** How a wait for a newer version ended. */
 export type WaitOutcome = 'changed' | 'timeout' | 'stopping';
-type Waiter = { from: number | null; end: (outcome: WaitOutcome) => void };
+type Waiter = { from: number | null; edgeId: string | undefined; end: (outcome: WaitOutcome) => void };
 
 /**
- * The active snapshot version, kept in memory: a dedicated connection LISTENs on
+ * The active snapshot version (with the rollout's fleet and canary versions,
+ * docs/rollout.md), kept in memory: a dedicated connection LISTENs on
  * the channel a trigger on publish_state notifies at every commit that changes
- * the version, so every core sees a new version at once without a query per
+ * one of them, and re-reads the row, so every core sees a new version at once without a query per
  * config pull. While that connection is down (and until it has read the current
  * version) `current()` reads the row instead, and the listener reconnects every second.
  * Notifications and re-reads arrive on the one connection in commit order, so the
  * latest message is always the current version.
  */
 export class ActiveVersion {
-  private known: number | null | undefined;
+  private known: VersionState | undefined;
   private client: pg.Client | undefined;
   private retry: NodeJS.Timeout | undefined;
   private recheck: NodeJS.Timeout | undefined;
@@ -45,23 +56,29 @@ export class ActiveVersion {
   }
 
   async current(): Promise<number | null> {
+    return (await this.versions()).active;
+  }
+
+  /** The active, fleet and canary versions, from memory while listening. */
+  async versions(): Promise<VersionState> {
     if (this.known !== undefined) return this.known;
-    return (await this.pool.query<{ active_version: number | null }>(READ_ACTIVE)).rows[0]?.active_version ?? null;
+    return stateOf((await this.pool.query<VersionsRow>(READ_VERSIONS)).rows[0]);
   }
 
   /**
-   * Resolves 'changed' as soon as the active version differs from `from` (at once when it
-   * already does), 'timeout' after `ms`, or 'stopping' once releaseWaiters() was called.
+   * Resolves 'changed' as soon as the version served to `edgeId` (servedVersion; the active
+   * version when none is named) differs from `from` (at once when it already does), 'timeout' after `ms`, or 'stopping' once releaseWaiters() was called.
    * Woken by the listener's notification or re-read, so a missed notification costs at most
    * RECHECK_MS, and a wait begun while the listener is down ends when it has reconnected.
    */
-  async changeFrom(from: number | null, ms: number): Promise<WaitOutcome> {
-    if (this.known === undefined && (await this.current()) !== from) return 'changed';
-    if (this.known !== undefined && this.known !== from) return 'changed';
+  async changeFrom(from: number | null, ms: number, edgeId?: string): Promise<WaitOutcome> {
+    if (this.known === undefined && servedVersion(await this.versions(), edgeId) !== from) return 'changed';
+    if (this.known !== undefined && servedVersion(this.known, edgeId) !== from) return 'changed';
     if (this.released) return 'stopping';
     return new Promise((resolve) => {
       const waiter: Waiter = {
         from,
+        edgeId,
         end: (outcome) => {
           clearTimeout(timer);
           this.waiters.delete(waiter);
@@ -85,8 +102,9 @@ export class ActiveVersion {
     this.client = client;
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
+    // The payload is the active version only; the row is re-read for the fleet and canary versions.
     client.on('notification', (message) => {
-      if (message.channel === CHANNEL && message.payload) this.learn(client, Number(message.payload));
+      if (message.channel === CHANNEL) void this.read(client).catch((error: Error) => this.lost(client, error));
     });
     try {
       await client.connect();
@@ -101,8 +119,8 @@ export class ActiveVersion {
   }
 
   private async read(client: pg.Client): Promise<void> {
-    const { rows } = await client.query<{ active_version: number | null }>(READ_ACTIVE.text);
-    this.learn(client, rows[0]?.active_version ?? null);
+    const { rows } = await client.query<VersionsRow>(READ_VERSIONS.text);
+    this.learn(client, stateOf(rows[0]));
   }
 
   async stop(): Promise<void> {
@@ -115,10 +133,10 @@ export class ActiveVersion {
     await client?.end().catch(() => undefined);
   }
 
-  private learn(client: pg.Client, version: number | null): void {
+  private learn(client: pg.Client, state: VersionState): void {
     if (client !== this.client) return;
-    this.known = version;
-    for (const waiter of [...this.waiters]) if (waiter.from !== version) waiter.end('changed');
+    this.known = state;
+    for (const waiter of [...this.waiters]) if (waiter.from !== servedVersion(state, waiter.edgeId)) waiter.end('changed');
   }
 
   private lost(client: pg.Client, error?: Error): void {

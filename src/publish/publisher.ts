@@ -6,7 +6,6 @@ import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { inTransaction } from '../db/transaction.js';
-import type { ActiveVersion } from './active-version.js';
 import { BURST_TIMING, burstSettled, type BurstTiming } from './dirty.js';
 import { backingOff, NO_FAILURE, PUBLISH_BACKOFF, recordPublishFailure, type PublishBackoff } from './publish-backoff.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
@@ -15,11 +14,14 @@ const gzipAsync = promisify(gzip);
 
 export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string };
 
+// The rollout's fleet and canary versions are kept whatever their age: edges are served them (docs/rollout.md).
 async function pruneSnapshots(db: Db, active: number, keepLast: number, batchSize: number): Promise<void> {
   const keep = await db.configSnapshot.findMany({ where: { version: { lt: active } }, orderBy: { version: 'desc' }, take: keepLast, select: { version: true } });
   const oldestKept = keep.length === keepLast && keepLast > 0 ? keep[keep.length - 1].version : keepLast === 0 ? active : 0;
+  const state = await db.publishState.findUnique({ where: { id: 1 }, select: { fleet_version: true, canary_version: true } });
+  const served = [state?.fleet_version, state?.canary_version].filter((version): version is number => typeof version === 'number');
   for (;;) {
-    const doomed = await db.configSnapshot.findMany({ where: { version: { lt: oldestKept } }, select: { version: true }, take: batchSize });
+    const doomed = await db.configSnapshot.findMany({ where: { version: { lt: oldestKept, notIn: served } }, select: { version: true }, take: batchSize });
     if (!doomed.length) return;
     await db.configSnapshot.deleteMany({ where: { version: { in: doomed.map((row) => row.version) } } });
   }
@@ -111,31 +113,35 @@ async function loadServed(db: Db, version: number): Promise<ServedSnapshot | und
   return { version: row.version, checksum: row.checksum, createdAt: row.created_at, json, gzip: await gzipAsync(json) };
 }
 
+/** Versions kept loaded: the active one, and the fleet's while a canary version bakes (docs/rollout.md). */
+const SERVED_VERSIONS_KEPT = 2;
+
 /**
- * The active snapshot as served to edges: its JSON body and a gzip copy, cached per
- * version. The pulls that arrive while a new version loads share one load, and the
+ * The snapshots served to edges: each one's JSON body and a gzip copy, cached per
+ * version (the newest SERVED_VERSIONS_KEPT). The pulls that arrive while a version loads share one load, and the
  * compression runs off the event loop (tens of MiB take a while).
  */
 export class ActiveSnapshotCache {
-  private loading: { version: number; snapshot: Promise<ServedSnapshot | undefined> } | undefined;
+  private readonly loading = new Map<number, Promise<ServedSnapshot | undefined>>();
 
-  async get(db: Db, active: ActiveVersion): Promise<ServedSnapshot | undefined> {
-    const version = await active.current();
+  async get(db: Db, version: number | null): Promise<ServedSnapshot | undefined> {
     if (version === null) return undefined;
-    if (this.loading?.version !== version) {
-      const snapshot = loadServed(db, version);
-      this.loading = { version, snapshot };
+    let snapshot = this.loading.get(version);
+    if (!snapshot) {
+      snapshot = loadServed(db, version);
+      this.loading.set(version, snapshot);
+      for (const old of [...this.loading.keys()].sort((a, b) => b - a).slice(SERVED_VERSIONS_KEPT)) this.loading.delete(old);
       snapshot.then(
         (loaded) => this.forgetUnless(version, loaded !== undefined),
         () => this.forgetUnless(version, false),
       );
     }
-    return this.loading.snapshot;
+    return snapshot;
   }
 
   // A failed or empty load is not cached, so the next pull tries again.
   private forgetUnless(version: number, keep: boolean): void {
-    if (!keep && this.loading?.version === version) this.loading = undefined;
+    if (!keep) this.loading.delete(version);
   }
 }
 

@@ -8,7 +8,7 @@ export type SettingDefinition =
   | { type: 'boolean'; default: boolean; description: string }
   | { type: 'enum'; default: string; values: readonly string[]; description: string }
   | { type: 'hostname'; default: string; description: string }
-  | { type: 'hostnames' | 'ipv4_list' | 'ipv6_list'; default: string[]; description: string };
+  | { type: 'hostnames' | 'ipv4_list' | 'ipv6_list' | 'labels'; default: string[]; description: string };
 
 const int = (value: number, min: number, max: number, description: string): SettingDefinition => ({ type: 'integer', default: value, min, max, description });
 const DAY = 86400;
@@ -46,5 +46,14 @@ export const SETTINGS = {
   anycast: {
     anycast_ipv4: { type: 'ipv4_list', default: [], description: 'Platform anycast IPv4 addresses; when set, the shared proxy hostname publishes plain A records with all of them.' },
     anycast_ipv6: { type: 'ipv6_list', default: [], description: 'Platform anycast IPv6 addresses (AAAA), as above.' },
+  },
+  // Canary rollout with automatic rollback (docs/rollout.md); off by default: every edge gets the newest version.
+  rollout: {
+    enabled: { type: 'boolean', default: false, description: 'Send each new config version to canary edges first, and to the fleet only once it has baked without raising the error ratio.' },
+    canary_labels: { type: 'labels', default: [], description: 'Edges reporting any of these labels (CDN_EDGE_LABELS) are canaries.' },
+    canary_percent: int(0, 0, 100, 'Also this share of the pool (rounded up, chosen by a stable hash of the edge id) is canary.'),
+    bake_seconds: int(300, 10, DAY, 'How long a canary version serves before it may be promoted to the fleet.'),
+    max_error_margin_percent: int(1, 0, 100, "Percentage points the canaries' 5xx ratio may exceed the fleet's on the previous version before the version fails."),
+    min_canary_requests: int(100, 1, 1000000, 'Requests the canaries must have served on the version before it is judged (promoted or failed).'),
   },
 } as const satisfies Record<string, Record<string, SettingDefinition>>;

@@ -78,6 +78,8 @@ function settingValues(definition: SettingDefinition): { base: unknown; patch: u
       return { base: ['192.0.2.1'], patch: ['192.0.2.2'] };
     case 'ipv6_list':
       return { base: ['2001:db8::1'], patch: ['2001:db8::2'] };
+    case 'labels':
+      return { base: ['canary'], patch: ['eu-west'] };
   }
 }
 

@@ -12,11 +12,12 @@ import { CertificateKeyStore } from './certificate-key-store.js';
 import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 import { ConfigSync, type ConfigSyncStatus, type PullOutcome, type SnapshotSource } from './config-sync.js';
 import { createCoreClient, oneLine, type CoreClient } from './core-client.js';
-import { EdgeHeartbeat, type HeartbeatStatus, type PurgeFailure } from './heartbeat.js';
+import { EdgeHeartbeat, edgeLabels, type HeartbeatStatus, type PurgeFailure } from './heartbeat.js';
 import type { PulledSnapshot } from './snapshot-check.js';
 import { serializedSize, type OriginObservation, type SecurityEvent, type UsageEvent } from './telemetry-items.js';
 import { TelemetryShipper, type Batch, type ShipperStatus } from './telemetry-shipper.js';
 import { takeSpool, writeSpool } from './telemetry-spool.js';
+import { VersionCounters, type VersionCount } from './version-counters.js';
 
 type AgentConfig = Pick<
   Config,
@@ -35,7 +36,8 @@ type AgentConfig = Pick<
   | 'edgeRegion'
   | 'edgePublicIp'
   | 'edgeHttpsPort'
->;
+> &
+  Partial<Pick<Config, 'edgeLabels'>>;
 
 export type EdgeAgentOptions = {
   config: AgentConfig;
@@ -95,6 +97,7 @@ export class EdgeAgent extends EventEmitter {
   private readonly shippers: TelemetryShipper<unknown>[];
   private readonly shipperOf: { usage: TelemetryShipper<UsageEvent>; security: TelemetryShipper<SecurityEvent>; originHealth: TelemetryShipper<OriginObservation> };
   private readonly pendingAcks = new Set<string>();
+  private readonly versionCounts = new VersionCounters();
   private readonly pendingFailures = new Map<string, string>();
 
   /** Builds the parts; throws at once on a missing token or a bad core URL or edge id. */
@@ -114,7 +117,7 @@ export class EdgeAgent extends EventEmitter {
       client: this.client,
       edgeId: this.edgeId,
       intervalSeconds: config.edgeHeartbeatSeconds,
-      info: () => ({ hostname, publicIp: config.edgePublicIp, httpsPort: config.edgeHttpsPort, region: config.edgeRegion, version, healthy: healthy(), ...this.configReport(), purgeAcks: [...this.pendingAcks], purgeFailures: this.pendingFailureList() }),
+      info: () => ({ hostname, publicIp: config.edgePublicIp, httpsPort: config.edgeHttpsPort, region: config.edgeRegion, labels: edgeLabels(config.edgeLabels ?? ''), version, healthy: healthy(), versionCounters: this.versionCounts.list(), ...this.configReport(), purgeAcks: [...this.pendingAcks], purgeFailures: this.pendingFailureList() }),
       onAcknowledged: (acks, failures) => this.forgetPurgeResults(acks, failures),
       logger,
     });
@@ -174,6 +177,11 @@ export class EdgeAgent extends EventEmitter {
   /** Queues usage events; returns how many were kept (the rest are counted as drops). */
   enqueueUsage(events: readonly UsageEvent[]): number {
     return enqueue(this.queues.usage, events);
+  }
+
+  /** Adds the workers' per-version request counts, reported in the heartbeat (docs/rollout.md). */
+  countVersions(counts: readonly VersionCount[]): void {
+    for (const count of counts) this.versionCounts.add(count);
   }
 
   /** Queues security events; returns how many were kept. */

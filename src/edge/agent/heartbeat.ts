@@ -6,6 +6,14 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { hasControlCharacter } from '../../shared/control-characters.js';
 import { describeAnswer, oneLine, type CoreClient } from './core-client.js';
+import { MAX_REPORTED_VERSIONS, type VersionCount } from './version-counters.js';
+
+const LABEL = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** CDN_EDGE_LABELS as the heartbeat reports them: comma-separated, lower-cased, at most 32; malformed ones are left out (a bad one would fail every heartbeat with 422). */
+export function edgeLabels(raw: string): string[] {
+  return [...new Set(raw.split(',').map((label) => label.trim().toLowerCase()))].filter((label) => LABEL.test(label)).slice(0, 32);
+}
 
 export type PurgeFailure = { id: string; error: string };
 
@@ -16,7 +24,11 @@ export type HeartbeatInfo = {
   /** The TLS listener's port (CDN_EDGE_HTTPS_PORT), for the core's certificate check; none when 0. */
   httpsPort?: number;
   region?: string;
+  /** CDN_EDGE_LABELS, already checked (edgeLabels). */
+  labels?: readonly string[];
   version: string;
+  /** Requests per recent config version (docs/rollout.md). */
+  versionCounters?: readonly VersionCount[];
   healthy: boolean;
   configVersion: number | null;
   configChecksum: string | null;
@@ -69,6 +81,8 @@ export function heartbeatBody(edgeId: string, info: HeartbeatInfo): { body: Reco
   const acks = [...new Set(info.purgeAcks)].slice(0, MAX_PURGE_REPORTS);
   const failures = info.purgeFailures.slice(0, MAX_PURGE_REPORTS);
   const body: Record<string, unknown> = { ...registerFields(edgeId, info), healthy: info.healthy, config_version: info.configVersion, config_checksum: info.configChecksum, config_error: info.configError === null ? null : oneLine(info.configError, 500) };
+  if (info.labels?.length) body.labels = [...info.labels];
+  if (info.versionCounters?.length) body.version_counters = info.versionCounters.slice(0, MAX_REPORTED_VERSIONS);
   if (acks.length > 0) body.purge_acks = acks;
   if (failures.length > 0) body.purge_failures = failures;
   return { body, acks, failures };

@@ -2,6 +2,9 @@
 // failure_threshold failures within window_seconds → half-open after
 // cooldown_seconds, when one trial request may go → closed on its success,
 // open again on its failure. An origin without circuit_breaker settings never opens.
+// A breaker belongs to the origin's address as well as its id: failures against one address
+// (a config that pointed the origin at a dead port, then was rolled back, docs/rollout.md)
+// never shut another.
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
@@ -9,6 +12,11 @@ export type BreakerState = 'closed' | 'open' | 'half_open';
 // A trial that never reported back (a bug, a lost request) must not keep the
 // origin shut for ever: after this long another trial may go.
 const TRIAL_TIMEOUT_MS = 60000;
+
+/** The breaker's key: the origin's id and the address its requests go to. */
+function keyOf(origin: SnapshotOrigin): string {
+  return `${origin.id} ${origin.scheme}://${origin.host}:${origin.port}`;
+}
 
 type Breaker = {
   /** Times (ms) of the failures counted in the window, oldest first; at most failure_threshold. */
@@ -22,7 +30,7 @@ export class OriginBreakers {
 
   /** The state of `origin`'s breaker at `now` (ms); an open breaker past its cooldown reads half-open. */
   state(origin: SnapshotOrigin, now: number): BreakerState {
-    const breaker = this.breakers.get(origin.id);
+    const breaker = this.breakers.get(keyOf(origin));
     if (!breaker || breaker.openedAt === null || !origin.circuit_breaker) return 'closed';
     return now - breaker.openedAt >= origin.circuit_breaker.cooldown_seconds * 1000 ? 'half_open' : 'open';
   }
@@ -32,14 +40,14 @@ export class OriginBreakers {
     const state = this.state(origin, now);
     if (state === 'closed') return false;
     if (state === 'open') return true;
-    const trialSince = this.breakers.get(origin.id)?.trialSince ?? null;
+    const trialSince = this.breakers.get(keyOf(origin))?.trialSince ?? null;
     return trialSince !== null && now - trialSince < TRIAL_TIMEOUT_MS;
   }
 
   /** Claims the right to send one request to `origin`: always when closed, the single trial when half-open, never when open. */
   tryAcquire(origin: SnapshotOrigin, now: number): boolean {
     if (this.isOpen(origin, now)) return false;
-    if (this.state(origin, now) === 'half_open') this.breakers.get(origin.id)!.trialSince = now;
+    if (this.state(origin, now) === 'half_open') this.breakers.get(keyOf(origin))!.trialSince = now;
     return true;
   }
 
@@ -47,10 +55,10 @@ export class OriginBreakers {
   record(origin: SnapshotOrigin, success: boolean, now: number): void {
     const settings = origin.circuit_breaker;
     if (!settings) return;
-    const breaker = this.breakerOf(origin.id);
+    const breaker = this.breakerOf(keyOf(origin));
     const wasTrial = breaker.openedAt !== null;
     if (success) {
-      if (wasTrial) this.breakers.delete(origin.id);
+      if (wasTrial) this.breakers.delete(keyOf(origin));
       return;
     }
     if (wasTrial) return this.open(breaker, now);
@@ -63,20 +71,20 @@ export class OriginBreakers {
 
   /** Gives back a claim that produced no verdict on the origin (the request never reached it). */
   release(origin: SnapshotOrigin): void {
-    const breaker = this.breakers.get(origin.id);
+    const breaker = this.breakers.get(keyOf(origin));
     if (breaker) breaker.trialSince = null;
   }
 
   /** Forgets the breakers of origins no longer in the config. */
   retainOnly(originIds: ReadonlySet<string>): void {
-    for (const id of this.breakers.keys()) if (!originIds.has(id)) this.breakers.delete(id);
+    for (const key of this.breakers.keys()) if (!originIds.has(key.slice(0, key.indexOf(' ')))) this.breakers.delete(key);
   }
 
-  private breakerOf(id: string): Breaker {
-    let breaker = this.breakers.get(id);
+  private breakerOf(key: string): Breaker {
+    let breaker = this.breakers.get(key);
     if (!breaker) {
       breaker = { failures: [], openedAt: null, trialSince: null };
-      this.breakers.set(id, breaker);
+      this.breakers.set(key, breaker);
     }
     return breaker;
   }

@@ -64,6 +64,8 @@ export class RequestContext {
   readonly findings: SecurityFinding[] = [];
   /** Body bytes written to the client, counted by the writer. */
   bytesSent = 0;
+  /** Set by the error funnel when an origin failure (OriginError) decided the answer. */
+  originFailed = false;
   /** Set by the runner once the log phase ran for this request. */
   logged = false;
   /** An Upgrade request's status, written on the raw socket rather than through `res` (101 when tunnelled). */

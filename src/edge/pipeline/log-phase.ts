@@ -8,6 +8,8 @@ const MAX_USER_AGENT = 1024;
 export type TelemetrySink = {
   /** False when the usage queue has no room: the event is then not built at all (the sink counts the drop). */
   acceptsUsage(): boolean;
+  /** Counts the request for its config version (canary rollout, docs/rollout.md); never dropped. */
+  countVersion(version: number, status: number, originFailed: boolean): void;
   usage(event: UsageEvent): void;
   security(event: SecurityEvent): void;
 };
@@ -28,6 +30,7 @@ export function createLogPhase(sink: TelemetrySink): (ctx: RequestContext) => vo
     const timestamp = Math.floor(ctx.receivedAt / 1000);
     const path = boundedPath(ctx.path);
     const status = ctx.tunnelStatus ?? (ctx.res.headersSent ? ctx.res.statusCode : 499);
+    sink.countVersion(ctx.config.version, status, ctx.originFailed);
     if (sink.acceptsUsage()) sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: ctx.cacheStatus.toLowerCase(), timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
     for (const finding of ctx.findings) {
       const userAgent = ctx.req.headers['user-agent'];

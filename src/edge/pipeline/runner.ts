@@ -108,6 +108,7 @@ export class PipelineRunner {
   private fail(ctx: RequestContext, error: unknown): void {
     discardBody(ctx);
     if (error instanceof ClientClosedError || ctx.res.destroyed) return this.cut(ctx);
+    if (error instanceof OriginError) ctx.originFailed = true;
     this.report(ctx, error);
     if (ctx.res.headersSent) return this.cut(ctx);
     ctx.response = failurePage(ctx, error);

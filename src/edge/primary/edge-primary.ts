@@ -146,6 +146,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
         return;
       case 'telemetry':
         if (message.usage.length) agent.enqueueUsage(message.usage);
+        agent.countVersions(message.versions ?? []);
         if (message.security.length) agent.enqueueSecurity(message.security);
         if (message.observations.length) agent.enqueueObservations(message.observations);
         workerDrops.usage += message.dropped.usage;

@@ -18,6 +18,7 @@ import type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/tele
 import type { OriginObservation as ProbeObservation } from '../origin/observation.js';
 import type { Invalidation } from '../cache/invalidation-log.js';
 import type { StoredFile } from '../cache/disk-spool.js';
+import type { VersionCount } from '../agent/version-counters.js';
 import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 
 export type ToWorker =
@@ -44,6 +45,8 @@ export type ToPrimary =
       observations: OriginObservation[];
       dropped: { usage: number; security: number; observations: number };
       stored: StoredFile[];
+      /** Requests per config version since the last message (docs/rollout.md). */
+      versions: VersionCount[];
     }
   | { t: 'reload'; id: number }
   /** This worker invalidated these resources (a batch, one entry per resource): tell every worker, sweep the disk tier. */

@@ -1,4 +1,5 @@
 import type { StoredFile } from '../cache/disk-spool.js';
+import { VersionCounters } from '../agent/version-counters.js';
 import type { OriginObservation, SecurityEvent, ToPrimary, UsageEvent } from './messages.js';
 
 const FLUSH_MS = 100;
@@ -18,6 +19,7 @@ export class TelemetryBuffer {
   private securityEvents: SecurityEvent[] = [];
   private observationList: OriginObservation[] = [];
   private storedFiles: StoredFile[] = [];
+  private readonly versionCounts = new VersionCounters();
   private dropped = { usage: 0, security: 0, observations: 0 };
   private readonly budget: Record<Stream, number>;
   private readonly timer: NodeJS.Timeout;
@@ -41,6 +43,10 @@ export class TelemetryBuffer {
     return this.take('usage');
   }
 
+  countVersion(version: number, status: number, originFailed: boolean): void {
+    this.versionCounts.count(version, status, originFailed);
+  }
+
   usage(event: UsageEvent): void {
     this.usageEvents.push(event);
   }
@@ -60,8 +66,9 @@ export class TelemetryBuffer {
   /** Sends what is buffered (called on the timer and before the worker exits). */
   flush(): void {
     const { usage, security, observations } = this.dropped;
-    if (!this.usageEvents.length && !this.securityEvents.length && !this.observationList.length && !this.storedFiles.length && !usage && !security && !observations) return;
-    this.send({ t: 'telemetry', usage: this.usageEvents, security: this.securityEvents, observations: this.observationList, dropped: this.dropped, stored: this.storedFiles });
+    const versions = this.versionCounts.take();
+    if (!this.usageEvents.length && !this.securityEvents.length && !this.observationList.length && !this.storedFiles.length && !versions.length && !usage && !security && !observations) return;
+    this.send({ t: 'telemetry', usage: this.usageEvents, security: this.securityEvents, observations: this.observationList, dropped: this.dropped, stored: this.storedFiles, versions });
     this.usageEvents = [];
     this.securityEvents = [];
     this.observationList = [];

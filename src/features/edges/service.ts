@@ -9,8 +9,9 @@ import { anycastAddresses } from '../settings/anycast.js';
 import { groupValues } from '../settings/store.js';
 import { transaction } from '../../db/sql.js';
 import { recordArrival } from '../rollout/arrivals.js';
+import type { VersionCount } from '../rollout/canary-decision.js';
 
-export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; https_port?: number; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; config_checksum?: string | null; config_error?: string | null; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
+export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; https_port?: number; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; config_checksum?: string | null; config_error?: string | null; labels?: string[]; version_counters?: VersionCount[]; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
 type NodeRow = Awaited<ReturnType<Db['edgeNode']['findFirstOrThrow']>>;
 
 /** In the shared pool: enabled, reported healthy, and a heartbeat within the freshness window. */
@@ -67,6 +68,9 @@ export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, toke
     ...(report.config_version !== undefined ? { config_version: report.config_version } : {}),
     ...(report.config_checksum !== undefined ? { config_checksum: report.config_checksum } : {}),
     ...(report.config_error !== undefined ? { config_error: report.config_error } : {}),
+    // An edge that stops reporting labels or counters has none (docs/rollout.md).
+    labels: report.labels ?? [],
+    version_counters: report.version_counters ?? [],
   };
   const before = await db.edgeNode.findUnique({ where: { edge_id: edgeId } });
   const node = await db.edgeNode.upsert({ where: { edge_id: edgeId }, create: { edge_id: edgeId, registered_at: now, ...state }, update: { ...state, consecutive_failures: 0 } });

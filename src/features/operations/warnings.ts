@@ -73,6 +73,18 @@ async function publishProblems(db: Db, now: Date): Promise<Warning[]> {
   return warnings;
 }
 
+// A version that failed on the canaries was rolled back, and holds every later version until an operator acts (docs/rollout.md).
+async function failedCanaries(db: Db): Promise<Warning[]> {
+  const failed = await db.configCanary.findFirst({ where: { state: 'failed' }, orderBy: { version: 'desc' } });
+  if (!failed) return [];
+  return [{
+    code: 'rollout_failed',
+    severity: 'critical',
+    message: `config version ${failed.version} failed on its canaries and was rolled back to version ${failed.baseline_version}; later versions wait until an operator promotes or aborts it (cdn rollout promote|abort): ${failed.reason ?? ''}`,
+    detail: { version: failed.version, baseline_version: failed.baseline_version, canary_edges: failed.canary_edges, decided_at: unixSeconds(failed.decided_at), numbers: failed.numbers },
+  }];
+}
+
 // A run that stopped before its end: no zone could be written (PowerDNS down, or refusing the key or server id).
 async function dnsPublishingProblems(loop: DnsSyncStatus | undefined): Promise<Warning[]> {
   if (!loop?.last_aborted) return [];
@@ -126,7 +138,7 @@ const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 };
 /** Actionable items, most severe first. */
 export async function warnings(db: Db, config: Config, dnsLoop: DnsSyncStatus | undefined, now = new Date()) {
   const heartbeatFreshSeconds = config.edgeHeartbeatFreshSeconds;
-  const groups = await Promise.all([dnsPublishingProblems(dnsLoop), gitopsProblems(db, config), publishProblems(db, now), expiringCertificates(db, now), failedSslJobs(db), sslKeyStorage(config), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
+  const groups = await Promise.all([dnsPublishingProblems(dnsLoop), gitopsProblems(db, config), publishProblems(db, now), failedCanaries(db), expiringCertificates(db, now), failedSslJobs(db), sslKeyStorage(config), staleEdges(db, heartbeatFreshSeconds, now), dnsProblems(db), unusableRules(db), originProblems(db), pendingDomains(db)]);
   const list = groups.flat().sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   return { count: list.length, warnings: list };
 }

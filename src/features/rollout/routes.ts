@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../http/app.js';
 import { ValidationError } from '../../http/errors.js';
 import type { Route } from '../../http/route.js';
+import { canaryOf, canaryState, decideCanary } from './canary-operator.js';
 import { configRollout, type RolloutTarget } from './service.js';
 
 const MAX_VERSION = 2147483647;
@@ -27,14 +28,37 @@ export function rolloutTarget(query: Record<string, unknown>): RolloutTarget {
   return { kind: 'latest' };
 }
 
-/** GET /api/v1/config/rollout: how far a config version has reached the edge pool. */
+// A version whose canaries failed or were aborted will not reach the fleet: status rolled_back, and the summary says why with the numbers.
+function rolledBack(canary: Awaited<ReturnType<typeof canaryOf>>) {
+  if (!canary || (canary.state !== 'failed' && canary.state !== 'aborted')) return {};
+  return { status: 'rolled_back' as const, summary: `version ${canary.version} ${canary.state} on canaries ${canary.canary_edges.join(', ')} and was rolled back to version ${canary.baseline_version}: ${canary.reason ?? ''}` };
+}
+
+// The canary rollout's promote and abort (docs/rollout.md), audited with the version they decided.
+function canaryDecisionRoute(decision: 'promote' | 'abort'): Route {
+  return {
+    method: 'post',
+    path: `/api/v1/config/rollout/${decision}`,
+    auth: 'api',
+    audit: { action: `rollout.${decision}`, target: 'config_snapshot', targetId: (_context, result) => String(result?.data?.version ?? '') },
+    handler: async ({ db, actor }) => ({ data: await decideCanary(db, decision, actor.name) }),
+  };
+}
+
+/** GET /api/v1/config/rollout: how far a config version has reached the edge pool, with its canary state; promote and abort. */
 export function rolloutRoutes(deps: AppDeps): Route[] {
   return [
     {
       method: 'get',
       path: '/api/v1/config/rollout',
       auth: 'api',
-      handler: async ({ db, query }) => ({ data: await configRollout(db, rolloutTarget(query), deps.config.edgeHeartbeatFreshSeconds) }),
+      handler: async ({ db, query }) => {
+        const rollout = await configRollout(db, rolloutTarget(query), deps.config.edgeHeartbeatFreshSeconds);
+        const [canary, state] = await Promise.all([rollout.version === null ? null : canaryOf(db, rollout.version), canaryState(db)]);
+        return { data: { ...rollout, ...rolledBack(canary), canary, canary_rollout: state } };
+      },
     },
+    canaryDecisionRoute('promote'),
+    canaryDecisionRoute('abort'),
   ];
 }

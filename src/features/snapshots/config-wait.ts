@@ -19,14 +19,14 @@ export function waitSeconds(query: Record<string, unknown>): number {
 }
 
 /**
- * Holds the request while the active version is still `edgeVersion` (null: the edge has none and
+ * Holds the request while the version served to `edgeId` (docs/rollout.md) is still `edgeVersion` (null: the edge has none and
  * nothing is published), at most `seconds`. Returns the answer when the core stops meanwhile: 503, so
  * the edge asks again (another replica, or this one restarted) at once instead of taking it for "no
  * change"; a Reply rather than an error, since a core stopping is no fault to log for each held edge,
  * and it closes the connection, which the stopping server would otherwise keep serving until its grace ends.
  */
-export async function awaitNewerVersion(active: ActiveVersion, edgeVersion: number | null, seconds: number): Promise<Reply | undefined> {
+export async function awaitNewerVersion(active: ActiveVersion, edgeVersion: number | null, seconds: number, edgeId: string): Promise<Reply | undefined> {
   if (seconds === 0) return undefined;
-  const outcome = await active.changeFrom(edgeVersion, seconds * 1000);
+  const outcome = await active.changeFrom(edgeVersion, seconds * 1000, edgeId);
   return outcome === 'stopping' ? new Reply(503, { error: 'core is stopping', detail: 'ask again' }, { Connection: 'close' }) : undefined;
 }

@@ -6,6 +6,7 @@ import { RawJson, type Route } from '../../http/route.js';
 import { unixSeconds } from '../../http/timestamps.js';
 import { ActiveSnapshotCache, publishOnce } from '../../publish/publisher.js';
 import { SnapshotDeltas } from '../../publish/snapshot-deltas.js';
+import { servedVersion } from '../../publish/served-version.js';
 import { diffSnapshots, getSnapshot, rollbackSnapshot } from '../../publish/snapshot-history.js';
 import { HttpError } from '../../http/errors.js';
 import type { SnapshotDefaults } from '../../publish/snapshot-builder.js';
@@ -60,12 +61,14 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       auth: 'edge',
       direct: true,
       // Every answer says Vary: Accept-Encoding, so a cache between core and edges never hands a gzip body to an edge that did not ask for one.
-      handler: async ({ db, query, headers }) => {
+      // With rollout on, the edge gets the version servedVersion picks for it (docs/rollout.md).
+      handler: async ({ db, query, headers, actor }) => {
+        const edgeId = actor.type === 'edge' ? actor.edgeId : '';
         const since = sinceVersion(query);
         const wanted = ifVersion(query) ?? since;
-        const stopping = await awaitNewerVersion(deps.activeVersion, wanted ?? null, waitSeconds(query));
+        const stopping = await awaitNewerVersion(deps.activeVersion, wanted ?? null, waitSeconds(query), edgeId);
         if (stopping) return stopping;
-        const snapshot = await active.get(db, deps.activeVersion);
+        const snapshot = await active.get(db, servedVersion(await deps.activeVersion.versions(), edgeId));
         if (!snapshot) return varyingJson({ data: { version: null, not_modified: false, detail: 'no snapshot has been published yet' } });
         if (wanted === snapshot.version) return varyingJson({ data: { version: snapshot.version, checksum: snapshot.checksum, not_modified: true } });
         // An edge on `since` gets the changes since then when they are smaller than the snapshot (docs/edge-protocol.md, "Config delta").

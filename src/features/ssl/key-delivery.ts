@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { ConflictError, NotFoundError, UnavailableError } from '../../http/errors.js';
 import type { ActiveVersion } from '../../publish/active-version.js';
+import { servedVersion } from '../../publish/served-version.js';
 import { sealKeys, type CertificateKeys, type KeyEnvelope } from '../../shared/certificate-key-envelope.js';
 import type { ConfigSnapshot } from '../../shared/snapshot.js';
 import { privateKeyContext } from './key-storage.js';
@@ -15,11 +16,12 @@ async function certificateIdsOf(db: Db, version: number): Promise<string[]> {
   return snapshot.domains.flatMap((domain) => (domain.certificates ?? []).map((certificate) => certificate.id));
 }
 
-// An edge gets the keys of the snapshot it serves: the active version, or the one it last reported
+// An edge gets the keys of the snapshot it serves: the version the core serves it (the active one,
+// or with rollout on its fleet or canary version, docs/rollout.md), or the one it last reported
 // serving (an edge restarted from its last-known-good copy). Never those of older versions'
 // certificates, which may be replaced but still valid.
 async function assertServedVersion(db: Db, activeVersion: ActiveVersion, version: number, edgeId: string): Promise<void> {
-  const active = await activeVersion.current();
+  const active = servedVersion(await activeVersion.versions(), edgeId);
   if (version === active) return;
   const node = await db.edgeNode.findUnique({ where: { edge_id: edgeId }, select: { config_version: true } });
   if (node?.config_version === version) return;

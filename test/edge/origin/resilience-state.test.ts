@@ -23,6 +23,18 @@ describe('edge origin circuit breaker', () => {
     expect(breakers.tryAcquire(target, NOW + 2000)).to.equal(false);
   });
 
+  it('keeps a breaker opened against one address of an origin from shutting another address of it (a rolled-back config)', () => {
+    const dead = origin({ port: 1, circuit_breaker: settings });
+    const breakers = new OriginBreakers();
+    for (const at of [NOW, NOW + 1, NOW + 2]) breakers.record(dead, false, at);
+    expect(breakers.state(dead, NOW + 3)).to.equal('open');
+    expect(breakers.state({ ...dead, port: 2 }, NOW + 3)).to.equal('closed');
+    breakers.retainOnly(new Set([dead.id]));
+    expect(breakers.state(dead, NOW + 3)).to.equal('open');
+    breakers.retainOnly(new Set());
+    expect(breakers.state(dead, NOW + 3)).to.equal('closed');
+  });
+
   it('does not count failures older than the window', () => {
     const target = origin({ port: 1, circuit_breaker: settings });
     const breakers = new OriginBreakers();
