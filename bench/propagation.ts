@@ -28,7 +28,7 @@ import { simpleGit, type SimpleGit } from 'simple-git';
 import { startCoreProcess, type CoreProcess } from './core-process.js';
 import { edgeVersion } from './edge-setup.js';
 import { cpuPercent, holdIdleFleet } from './idle-fleet.js';
-import { insertOnboardDomains, onboardDomain } from './onboard-domains.js';
+import { insertOnboardDomains, onboardDomain } from '../test/support/onboard-domains.js';
 import { CoreProxy } from '../test/edge/agent/core-proxy.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
 import { EdgeProcess } from '../test/support/edge-process.js';
@@ -138,8 +138,10 @@ async function createRepository(dir: string): Promise<Repository> {
   const git = simpleGit(work);
   await git.init(['--initial-branch=main']);
   await git.addConfig('user.email', 'bench@example.net').addConfig('user.name', 'Bench').addRemote('origin', remote);
-  await writeFile(path.join(work, 'README.md'), 'propagation bench\n');
-  await git.add('.').commit('empty desired state').push('origin', 'main');
+  // Repository options alone (their defaults) are a desired state without domains: the controller's
+  // runs before the GitOps domain's file is committed change nothing.
+  await writeFile(path.join(work, 'cdn-gitops.yaml'), 'max_delete_percent: 25\n');
+  await git.add('.').commit('no domains yet').push('origin', 'main');
   return { git, work, remote, records: [] };
 }
 

@@ -12,7 +12,7 @@ import { migrate } from '../src/db/migrator.js';
 import { publishOnce } from '../src/publish/publisher.js';
 import { buildSnapshot } from '../src/publish/snapshot-builder.js';
 import { snapshotParts, writeDelta } from '../src/shared/snapshot-delta.js';
-import { insertOnboardDomains } from './onboard-domains.js';
+import { insertOnboardDomains } from '../test/support/onboard-domains.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
 
 const DOMAINS = Number(process.env.BENCH_CHANGE_DOMAINS ?? 10_000);
