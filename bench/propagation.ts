@@ -27,7 +27,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { startCoreProcess, type CoreProcess } from './core-process.js';
-import { get } from './edge-setup.js';
+import { cpuSeconds, get } from './edge-setup.js';
 import { cpuPercent, holdIdleFleet } from './idle-fleet.js';
 import { insertOnboardDomains, onboardDomain } from '../test/support/onboard-domains.js';
 import { CoreProxy } from '../test/edge/agent/core-proxy.js';
@@ -173,9 +173,16 @@ async function startEdges(core: Core, proxy: CoreProxy, dir: string): Promise<Ed
   );
 }
 
+/** CPU seconds all the edges' processes (primaries and workers) have used so far. */
+async function edgesCpuSeconds(edges: EdgeProcess[]): Promise<number> {
+  const pids = (await Promise.all(edges.map(async (edge) => [edge.child.pid!, ...(await edge.workerPids())]))).flat();
+  return cpuSeconds(pids);
+}
+
 async function apiWrites(core: Core, edges: EdgeProcess[], proxy: CoreProxy, domainIds: string[]): Promise<void> {
   const rounds: Arrivals[] = [];
   const bytes: number[] = [];
+  const cpuBefore = await edgesCpuSeconds(edges);
   for (let round = 1; round <= CHANGES; round++) {
     const domainId = domainIds[round % domainIds.length];
     const bytesBefore = configBytes(proxy);
@@ -186,7 +193,9 @@ async function apiWrites(core: Core, edges: EdgeProcess[], proxy: CoreProxy, dom
     rounds.push(await untilEveryEdgeServes(edges, started, versionOfChange(core, `change=${change}`)));
     bytes.push(configBytes(proxy) - bytesBefore);
   }
+  const cpuPerEdge = ((await edgesCpuSeconds(edges)) - cpuBefore) / CHANGES / edges.length;
   console.log(arrivalLines('API write', rounds));
+  console.log(`    CPU per edge (primary + worker) per change: ${(cpuPerEdge * 1000).toFixed(0)} ms, all included (applying it, heartbeats, the bench's /ready reads)`);
   console.log(`  bytes one edge received per one-record change (config answers, gzip): ${summary(bytes, (value) => `${(value / KB).toFixed(2)} KB`)}`);
 }
 
