@@ -7,11 +7,8 @@
 // BENCH_SECONDS (default 60) with the fleet idle, the same without any edge, the core's resident
 // memory, and then how long after one publish every held pull was answered with the new version.
 // Target (issue #25): the idle fleet under 5% of one core.
-import { readFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
-import { gunzipSync } from 'node:zlib';
-import { signedHeaders } from '../src/shared/signing.js';
 import { startCoreProcess } from './core-process.js';
+import { cpuPercent, holdIdleFleet, residentMiB, type IdleEdge } from './idle-fleet.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
 
 const EDGES = Number(process.env.BENCH_EDGES ?? 1000);
@@ -19,87 +16,12 @@ const WAIT = Number(process.env.BENCH_WAIT ?? 30);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const TOKEN = 'bench-idle-edges-api-token';
 const EDGE_TOKEN = 'cdnedge_bench-idle-edges-0123456789abcdefghijklmno';
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-
-type Pulled = { status: number; version: number | null; at: number };
-
-/** CPU seconds (user + system) the process has used so far. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-async function residentMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-}
-
-/** The core's CPU per wall second over `seconds`, in percent of one core. */
-async function cpuPercent(pid: number, seconds: number): Promise<number> {
-  const before = await cpuSeconds(pid);
-  const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  return ((await cpuSeconds(pid)) - before) / ((performance.now() - started) / 1000) * 100;
-}
 
 async function api(base: string, method: string, path: string, body?: unknown): Promise<any> {
   const response = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
-}
-
-/** One simulated edge: a long-poll always open, re-issued with the version it was last answered. */
-class IdleEdge {
-  version: number;
-  answers = 0;
-  failures = 0;
-  onAnswer: ((pulled: Pulled) => void) | undefined;
-  private stopped = false;
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-  constructor(
-    private readonly base: URL,
-    private readonly edgeId: string,
-    version: number,
-  ) {
-    this.version = version;
-  }
-
-  start(): void {
-    const path = `/api/v1/edge/config?if_version=${this.version}&wait=${WAIT}`;
-    const headers = { ...signedHeaders({ token: EDGE_TOKEN, edgeId: this.edgeId, method: 'GET', pathWithQuery: path }), 'accept-encoding': 'gzip' };
-    const sent = request({ host: this.base.hostname, port: this.base.port, path, headers, agent: this.agent }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const pulled: Pulled = { status: response.statusCode!, version: null, at: performance.now() };
-        const body = Buffer.concat(chunks);
-        if (response.statusCode === 200) pulled.version = JSON.parse((response.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString()).data.version;
-        this.answered(pulled);
-      });
-    });
-    sent.on('error', () => {
-      this.failures++;
-      if (!this.stopped) setTimeout(() => this.start(), 500);
-    });
-    sent.end();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.agent.destroy();
-  }
-
-  private answered(pulled: Pulled): void {
-    this.answers++;
-    if (pulled.status !== 200) this.failures++;
-    else if (pulled.version !== null) this.version = pulled.version;
-    this.onAnswer?.(pulled);
-    // Like the edge agent: at once after an answer, half a second after a refusal.
-    if (!this.stopped) setTimeout(() => this.start(), pulled.status === 200 ? 0 : 500);
-  }
 }
 
 const url = await createTestDatabase();
@@ -116,16 +38,11 @@ try {
   const baseline = await cpuPercent(pid, SECONDS);
   console.log(`core without edges: ${baseline.toFixed(2)}% of one core over ${SECONDS} s, ${(await residentMiB(pid)).toFixed(0)} MiB resident`);
 
-  const base = new URL(core.base);
-  for (let n = 0; n < EDGES; n++) edges.push(new IdleEdge(base, `idle-edge-${n}`, version));
   const opening = performance.now();
-  for (const edge of edges) edge.start();
-  // Settle: every edge's first request has been authenticated and is held.
-  await new Promise((resolve) => setTimeout(resolve, 5000));
-  const held = await cpuPercent(pid, SECONDS);
-  const answers = edges.reduce((sum, edge) => sum + edge.answers, 0);
-  const failures = edges.reduce((sum, edge) => sum + edge.failures, 0);
-  console.log(`core with ${EDGES} idle edges held open (wait=${WAIT} s): ${held.toFixed(2)}% of one core over ${SECONDS} s (${(held - baseline).toFixed(2)} points above no edges), ${(await residentMiB(pid)).toFixed(0)} MiB resident; ${answers} answers (re-issues) and ${failures} failures since opening ${((performance.now() - opening) / 1000).toFixed(0)} s ago`);
+  const fleet = await holdIdleFleet({ base: core.base, pid, edgeToken: EDGE_TOKEN, count: EDGES, version, wait: WAIT, seconds: SECONDS });
+  edges.push(...fleet.edges);
+  const { percent: held, answers, failures, residentMiB: resident } = fleet.cost;
+  console.log(`core with ${EDGES} idle edges held open (wait=${WAIT} s): ${held.toFixed(2)}% of one core over ${SECONDS} s (${(held - baseline).toFixed(2)} points above no edges), ${resident.toFixed(0)} MiB resident; ${answers} answers (re-issues) and ${failures} failures since opening ${((performance.now() - opening) / 1000).toFixed(0)} s ago`);
 
   const pushed: number[] = [];
   const all = new Promise<void>((resolve) => {

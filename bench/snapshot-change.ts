@@ -12,6 +12,7 @@ import { migrate } from '../src/db/migrator.js';
 import { publishOnce } from '../src/publish/publisher.js';
 import { buildSnapshot } from '../src/publish/snapshot-builder.js';
 import { snapshotParts, writeDelta } from '../src/shared/snapshot-delta.js';
+import { insertOnboardDomains } from '../test/support/onboard-domains.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
 
 const DOMAINS = Number(process.env.BENCH_CHANGE_DOMAINS ?? 10_000);
@@ -20,26 +21,9 @@ const DEFAULTS = {
   cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false, targeted_cache_control_header: null, strict_rfc9111: false },
   ssl: { mode: 'full', automatic: true, always_https: false, min_tls_version: '1.2', hsts_enabled: false, hsts_max_age: 31536000 },
 };
-// bench:onboard's 8 records: type, name, content, proxied.
-const RECORDS = [
-  ['A', '@', '192.0.2.10', true],
-  ['CNAME', 'www', 'apex', true],
-  ['A', 'api', '192.0.2.11', true],
-  ['A', 'static', '192.0.2.12', true],
-  ['AAAA', 'v6', '2001:db8::10', false],
-  ['MX', '@', '10 mail', false],
-  ['A', 'mail', '192.0.2.25', false],
-  ['TXT', '@', 'v=spf1 mx -all', false],
-] as const;
-
 async function load(pool: pg.Pool): Promise<void> {
   await migrate(pool);
-  await pool.query(`INSERT INTO domains (domain, name, zone_name, status, updated_at) SELECT 'onboard-' || n || '.example', 'onboard-' || n || '.example', 'onboard-' || n || '.example', 'active', now() FROM generate_series(1, $1) n`, [DOMAINS]);
-  for (const [type, name, content, proxied] of RECORDS) {
-    await pool.query(`INSERT INTO dns_records (domain_id, type, name, content, content_digest, proxied, updated_at) SELECT d.id, $1, $2, $3, encode(sha256(convert_to($3, 'UTF8')), 'hex'), $4, now() FROM domains d`, [type, name, content, proxied]);
-  }
-  await pool.query(`INSERT INTO origins (domain_id, host, port, role, updated_at) SELECT d.id, 'origin-a.' || d.domain, 443, 'primary', now() FROM domains d`);
-  await pool.query(`INSERT INTO origins (domain_id, host, port, role, updated_at) SELECT d.id, 'origin-b.' || d.domain, 443, 'backup', now() FROM domains d`);
+  await insertOnboardDomains(pool, DOMAINS);
 }
 
 // One proxied record more on one domain: one domain's hostnames change.
