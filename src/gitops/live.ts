@@ -48,8 +48,37 @@ export function liveDomainOf(exported: Exported): LiveDomain {
   return { apex: String(domain.domain), id: String(domain.id), ids, fields, routing: canonicalRouting(exported.routing), cache: withSortedSets(exported.cache) as Item, ssl: exported.ssl, records, geoRoutes, origins, rules };
 }
 
-/** The live state of the domains named in `apexes` (others are read but dropped), through the bulk export. */
+// The export's `domains` filter takes at most 100 apexes; the URL is also kept short (core's 16 KiB header limit).
+const NAMES_PER_REQUEST = 100;
+const QUERY_CHARS_PER_REQUEST = 6000;
+
+/** `apexes` cut into the `domains` filters of consecutive export requests, each within the API's bounds. */
+export function exportFilters(apexes: Iterable<string>): string[] {
+  const filters: string[] = [];
+  let names: string[] = [];
+  let chars = 0;
+  for (const apex of [...apexes].sort()) {
+    const encoded = encodeURIComponent(apex);
+    if (names.length && (names.length === NAMES_PER_REQUEST || chars + encoded.length + 1 > QUERY_CHARS_PER_REQUEST)) {
+      filters.push(names.join(','));
+      names = [];
+      chars = 0;
+    }
+    names.push(encoded);
+    chars += encoded.length + 1;
+  }
+  if (names.length) filters.push(names.join(','));
+  return filters;
+}
+
+/** The live state of the domains named in `apexes` (and only those: other domains are never read), through the bulk export. */
 export async function loadLiveDomains(client: ApiClient, apexes: Set<string>): Promise<Map<string, LiveDomain>> {
-  const exported = await client.list<Exported>('/api/v1/export/domains');
-  return new Map(exported.filter((item) => apexes.has(String(item.domain.domain))).map((item) => [String(item.domain.domain), liveDomainOf(item)]));
+  const live = new Map<string, LiveDomain>();
+  for (const filter of exportFilters(apexes)) {
+    for (const item of await client.list<Exported>(`/api/v1/export/domains?domains=${filter}`)) {
+      const apex = String(item.domain.domain);
+      if (apexes.has(apex)) live.set(apex, liveDomainOf(item));
+    }
+  }
+  return live;
 }

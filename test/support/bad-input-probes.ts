@@ -14,7 +14,7 @@ export type ValidParams = { byName: Record<string, string>; ruleIds: Record<stri
 
 const PARAM_PROBES = ['sweep%00id', '%ZZ', '%FF', '99999999999999999999'];
 // Every query parameter a route of the core reads.
-export const QUERY_NAMES = ['domain_id', 'limit', 'offset', 'from', 'to', 'bucket', 'if_version', 'format', 'actor', 'action', 'target_type', 'target', 'version', 'change', 'run'];
+export const QUERY_NAMES = ['domain_id', 'limit', 'offset', 'from', 'to', 'bucket', 'if_version', 'format', 'actor', 'action', 'target_type', 'target', 'version', 'change', 'run', 'domains'];
 const QUERY_PROBES = ['sweep%00id', '%ZZ', '999999999999', '99999999999999999999', '1e308'];
 const STRING_PROBES = ['sweep\u0000value', 'sweep\ud800value'];
 const NUMBER_PROBES = [1e308, 2 ** 63];

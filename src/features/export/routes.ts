@@ -3,9 +3,10 @@ import { parsePaging } from '../../http/paging.js';
 import type { Route } from '../../http/route.js';
 import { cacheDefaults } from '../cache/routes.js';
 import { sslDefaults } from '../ssl/routes.js';
+import { exportNamesOf } from './names-filter.js';
 import { exportDomains } from './service.js';
 
-/** Bulk read of whole domains (GET /api/v1/export/domains?limit&offset) for reconcilers and backups. */
+/** Bulk read of whole domains (GET /api/v1/export/domains?limit&offset&domains) for reconcilers and backups. */
 export function exportRoutes(deps: AppDeps): Route[] {
   const defaults = cacheDefaults(deps);
   const ssl = sslDefaults(deps);
@@ -15,7 +16,7 @@ export function exportRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/export/domains',
       auth: 'api',
       paged: true,
-      handler: async ({ db, query }) => ({ data: await exportDomains(db, parsePaging(query), defaults, ssl) }),
+      handler: async ({ db, query }) => ({ data: await exportDomains(db, parsePaging(query), exportNamesOf(query), defaults, ssl) }),
     },
   ];
 }

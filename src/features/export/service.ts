@@ -18,10 +18,11 @@ type RuleDelegate = { findMany: (args: object) => Promise<RuleRecord[]> };
  * A page of domains with everything the API shows about each (the same shapes
  * as the per-resource endpoints): records, geo routes, origins, every rule kind,
  * routing, cache settings and SSL preferences. One query per table for the whole page, so a
- * reconciler reads hundreds of domains in a few requests.
+ * reconciler reads hundreds of domains in a few requests; `names` keeps only those apexes.
  */
-export async function exportDomains(db: Db, paging: Paging, cacheDefaults: CacheSettingsInput, sslDefaults: Required<SslSettingsInput>) {
+export async function exportDomains(db: Db, paging: Paging, names: string[] | undefined, cacheDefaults: CacheSettingsInput, sslDefaults: Required<SslSettingsInput>) {
   const domains = await db.domain.findMany({
+    where: names ? { domain: { in: names } } : undefined,
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
     skip: paging.offset,
     take: paging.limit,
