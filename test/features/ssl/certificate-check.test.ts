@@ -54,7 +54,9 @@ describe('checking an uploaded certificate', function () {
     expect(refusal(() => checkCertificateUpload(upload({ certificate: 'hello' }), NAMES)).field).to.equal('certificate');
     expect(refusal(() => checkCertificateUpload(upload({ certificate: chain.leafKey }), NAMES))).to.deep.equal({ field: 'certificate', detail: 'holds a PRIVATE KEY block; expected only CERTIFICATE blocks' });
     expect(refusal(() => checkCertificateUpload(upload({ certificate: chain.leaf + chain.intermediate }), NAMES)).detail).to.match(/leaf certificate only/);
-    expect(refusal(() => checkCertificateUpload(upload({ certificate: chain.leaf.replace(/[A-Za-z]{8}\n/, 'AAAAAAAA\n') }), NAMES)).detail).to.equal('is not a PEM certificate that parses');
+    // The first base64 line holds the DER's outer SEQUENCE header: zeroed, no parser can read it (a change further in may still parse).
+    const unparsable = chain.leaf.replace(/(-----BEGIN CERTIFICATE-----\n)[^\n]+/, (_line, head: string) => head + 'A'.repeat(64));
+    expect(refusal(() => checkCertificateUpload(upload({ certificate: unparsable }), NAMES)).detail).to.equal('is not a PEM certificate that parses');
     expect(refusal(() => checkCertificateUpload(upload({ private_key: chain.leaf }), NAMES)).field).to.equal('private_key');
     expect(refusal(() => checkCertificateUpload(upload({ private_key: 'x' }), NAMES))).to.deep.equal({ field: 'private_key', detail: 'must hold exactly one PEM private key' });
     expect(refusal(() => checkCertificateUpload(upload({ chain: chain.leafKey }), NAMES)).field).to.equal('chain');
