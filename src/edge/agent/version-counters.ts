@@ -12,20 +12,34 @@ export const MAX_REPORTED_VERSIONS = 4;
 export class VersionCounters {
   private readonly counts = new Map<number, VersionCount>();
 
-  /** Counts one request served with `version`. */
+  /** Counts one request served with `version` (on every request: no allocation once the version is known). */
   count(version: number, status: number, originFailed: boolean): void {
-    this.add({ version, requests: 1, status_5xx: status >= 500 && status <= 599 ? 1 : 0, origin_errors: originFailed ? 1 : 0 });
+    const total = this.totalOf(version);
+    if (!total) return;
+    total.requests++;
+    if (status >= 500 && status <= 599) total.status_5xx++;
+    if (originFailed) total.origin_errors++;
   }
 
   /** Adds counts (a worker's since its last telemetry message). */
   add(count: VersionCount): void {
-    if (!Number.isInteger(count.version) || count.version < 1) return;
-    const total = this.counts.get(count.version) ?? { version: count.version, requests: 0, status_5xx: 0, origin_errors: 0 };
+    const total = this.totalOf(count.version);
+    if (!total) return;
     total.requests += count.requests;
     total.status_5xx += count.status_5xx;
     total.origin_errors += count.origin_errors;
-    this.counts.set(count.version, total);
-    for (const old of [...this.counts.keys()].sort((a, b) => b - a).slice(MAX_REPORTED_VERSIONS)) this.counts.delete(old);
+  }
+
+  // The running total of `version`, made when it is new, when the oldest kept version is then forgotten.
+  private totalOf(version: number): VersionCount | undefined {
+    if (!Number.isInteger(version) || version < 1) return undefined;
+    let total = this.counts.get(version);
+    if (!total) {
+      total = { version, requests: 0, status_5xx: 0, origin_errors: 0 };
+      this.counts.set(version, total);
+      if (this.counts.size > MAX_REPORTED_VERSIONS) this.counts.delete(Math.min(...this.counts.keys()));
+    }
+    return total;
   }
 
   /** The counts, newest version first; `take` empties them (a worker hands its share over). */

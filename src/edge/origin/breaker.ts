@@ -13,9 +13,17 @@ export type BreakerState = 'closed' | 'open' | 'half_open';
 // origin shut for ever: after this long another trial may go.
 const TRIAL_TIMEOUT_MS = 60000;
 
+// Keys by origin object: an origin of the active snapshot is asked on every request sent to it.
+const keys = new WeakMap<SnapshotOrigin, string>();
+
 /** The breaker's key: the origin's id and the address its requests go to. */
 function keyOf(origin: SnapshotOrigin): string {
-  return `${origin.id} ${origin.scheme}://${origin.host}:${origin.port}`;
+  let key = keys.get(origin);
+  if (key === undefined) {
+    key = `${origin.id} ${origin.scheme}://${origin.host}:${origin.port}`;
+    keys.set(origin, key);
+  }
+  return key;
 }
 
 type Breaker = {
