@@ -2,10 +2,17 @@
 // between two snapshots and how an edge rebuilds the newer snapshot's exact bytes from the older
 // one. Shared by both sides so that they read the format the same way.
 import { createHash } from 'node:crypto';
-import { arrayElements, objectMembers, type Member, type Span } from './json-spans.js';
+import { arrayElements, objectMembers, type Span } from './json-spans.js';
 
-/** A snapshot's bytes cut into its top-level members and its domains, each domain with the digest of its bytes. */
-export type SnapshotParts = { bytes: Buffer; members: Member[]; domains: Span[]; digests: string[] };
+/** A top-level member of a snapshot: its name, and the bytes of its key (with the quotes) and of its value. */
+export type PartMember = { name: string; key: Buffer; value: Buffer };
+
+/**
+ * A snapshot cut into its top-level members and its domains (views of the bytes, not copies), each
+ * domain with the digest of its bytes when asked for. A snapshot rebuilt from a delta is held this
+ * way too, never joined into one buffer: its bytes are `snapshotChunks(parts)`.
+ */
+export type SnapshotParts = { members: PartMember[]; domains: Buffer[]; digests: string[] };
 
 const DOMAINS = 'domains';
 
@@ -17,15 +24,36 @@ function digest(bytes: Buffer): string {
 
 /** Cuts snapshot bytes into parts (throws JsonSpanError or DeltaError when they are not a canonical snapshot). */
 export function snapshotParts(bytes: Buffer, withDigests = true): SnapshotParts {
-  const members = objectMembers(bytes);
-  const list = members.find((member) => member.name === DOMAINS);
+  const spans = objectMembers(bytes);
+  const list = spans.find((member) => member.name === DOMAINS);
   if (!list) throw new DeltaError('the snapshot has no domains');
-  const domains = arrayElements(bytes, list.value.start);
-  const digests = withDigests ? domains.map((span) => digest(bytes.subarray(span.start, span.end))) : [];
-  return { bytes, members, domains, digests };
+  const view = (span: Span) => bytes.subarray(span.start, span.end);
+  const members = spans.map((member) => ({ name: member.name, key: view(member.key), value: view(member.value) }));
+  const domains = arrayElements(bytes, list.value.start).map(view);
+  return { members, domains, digests: withDigests ? domains.map(digest) : [] };
 }
 
-const slice = (parts: SnapshotParts, span: Span) => parts.bytes.subarray(span.start, span.end);
+const OPEN = Buffer.from('{');
+const CLOSE = Buffer.from('}');
+const OPEN_LIST = Buffer.from('[');
+const CLOSE_LIST = Buffer.from(']');
+const COLON = Buffer.from(':');
+const COMMA = Buffer.from(',');
+
+/** The snapshot's bytes, in order, as the views they are held in (hash or write them one after the other). */
+export function snapshotChunks(parts: SnapshotParts): Buffer[] {
+  const chunks: Buffer[] = [OPEN];
+  parts.members.forEach((member, index) => {
+    if (index) chunks.push(COMMA);
+    chunks.push(member.key, COLON);
+    if (member.name !== DOMAINS) return void chunks.push(member.value);
+    chunks.push(OPEN_LIST);
+    parts.domains.forEach((domain, position) => (position ? chunks.push(COMMA, domain) : chunks.push(domain)));
+    chunks.push(CLOSE_LIST);
+  });
+  chunks.push(CLOSE);
+  return chunks;
+}
 
 /**
  * The domains' edit script from `from` to `to`: a positive number copies that many of the next
@@ -44,7 +72,7 @@ function domainScript(from: SnapshotParts, to: SnapshotParts): Buffer[] {
   to.digests.forEach((value, index) => {
     const found = indexOf.get(value);
     if (found === undefined || found < cursor) {
-      script.push(slice(to, to.domains[index]));
+      script.push(to.domains[index]);
       return;
     }
     if (found > cursor) push(cursor - found);
@@ -68,53 +96,57 @@ export function writeDelta(from: SnapshotParts, to: SnapshotParts, since: number
   const sections: Buffer[] = [];
   to.members.forEach((member, index) => {
     if (member.name === DOMAINS) return;
-    const value = slice(to, member.value);
-    if (!value.equals(slice(from, from.members[index].value))) sections.push(slice(to, member.key), Buffer.from(':'), value, Buffer.from(','));
+    if (!member.value.equals(from.members[index].value)) sections.push(member.key, COLON, member.value, COMMA);
   });
   if (sections.length) sections.pop();
   const script = domainScript(from, to);
-  const steps = script.flatMap((step, index) => (index ? [Buffer.from(','), step] : [step]));
+  const steps = script.flatMap((step, index) => (index ? [COMMA, step] : [step]));
   return Buffer.concat([Buffer.from(`{"since":${since},"since_checksum":"${sinceChecksum}","sections":{`), ...sections, Buffer.from('},"domains":['), ...steps, Buffer.from(']}')]);
 }
 
 const NUMBER = /^-?[1-9][0-9]*$/;
 
-function assembleDomains(from: SnapshotParts, delta: Buffer, script: Span[]): Buffer[] {
-  const out: Buffer[] = [];
+/** Where a domain of a rebuilt snapshot came from: the index of a domain copied from the older snapshot, or the bytes the delta inserted. */
+export type DomainSource = number | Buffer;
+
+/** A snapshot rebuilt from a delta: its parts (no digests), where each domain came from, and the top-level sections the delta replaced. */
+export type AppliedDelta = { parts: SnapshotParts; sources: DomainSource[]; sections: Map<string, Buffer> };
+
+function domainSources(from: SnapshotParts, delta: Buffer, script: Span[]): DomainSource[] {
+  const sources: DomainSource[] = [];
   let cursor = 0;
   for (const step of script) {
     const text = delta.toString('latin1', step.start, step.end);
-    if (delta[step.start] === 0x7b) out.push(delta.subarray(step.start, step.end));
+    if (delta[step.start] === 0x7b) sources.push(delta.subarray(step.start, step.end));
     else if (NUMBER.test(text) && Number(text) < 0) cursor -= Number(text);
     else if (NUMBER.test(text)) {
       const end = cursor + Number(text);
       if (end > from.domains.length) throw new DeltaError('the delta copies more domains than the snapshot it starts from has');
-      for (; cursor < end; cursor++) out.push(slice(from, from.domains[cursor]));
+      for (; cursor < end; cursor++) sources.push(cursor);
     } else throw new DeltaError(`the delta's domains hold ${text.slice(0, 40)}, neither a count nor a domain`);
   }
-  return out;
-}
-
-function joined(parts: Buffer[], open: string, close: string): Buffer {
-  return Buffer.concat([Buffer.from(open), ...parts.flatMap((part, index) => (index ? [Buffer.from(','), part] : [part])), Buffer.from(close)]);
+  return sources;
 }
 
 /**
- * Rebuilds the newer snapshot's bytes from `from` and the delta object's bytes (`delta`,
- * as written by writeDelta). The caller checks the result against the newer version's checksum.
+ * Rebuilds the newer snapshot from `from` and the delta object's bytes (`delta`, as written by
+ * writeDelta), as parts, with where each domain came from, so an edge re-reads only what
+ * changed. The caller checks its bytes (snapshotChunks) against the newer version's checksum.
  * Throws JsonSpanError or DeltaError when the delta cannot be applied.
  */
-export function applyDelta(from: SnapshotParts, delta: Buffer): Buffer {
+export function applyDelta(from: SnapshotParts, delta: Buffer): AppliedDelta {
   const members = new Map(objectMembers(delta).map((member) => [member.name, member]));
-  const sections = members.get('sections');
-  const domains = members.get(DOMAINS);
-  if (!sections || !domains) throw new DeltaError('the delta has no sections or no domains');
-  const changed = new Map(objectMembers(delta, sections.value.start).map((member) => [member.name, delta.subarray(member.value.start, member.value.end)]));
-  const out = from.members.map((member) => {
-    const value = member.name === DOMAINS ? joined(assembleDomains(from, delta, arrayElements(delta, domains.value.start)), '[', ']') : (changed.get(member.name) ?? slice(from, member.value));
-    changed.delete(member.name);
-    return Buffer.concat([slice(from, member.key), Buffer.from(':'), value]);
-  });
-  if (changed.size) throw new DeltaError(`the delta changes sections the snapshot does not have: ${[...changed.keys()].join(', ')}`);
-  return joined(out, '{', '}');
+  const sectionsMember = members.get('sections');
+  const domainsMember = members.get(DOMAINS);
+  if (!sectionsMember || !domainsMember) throw new DeltaError('the delta has no sections or no domains');
+  const sections = new Map(objectMembers(delta, sectionsMember.value.start).map((member) => [member.name, delta.subarray(member.value.start, member.value.end)]));
+  const unknown = [...sections.keys()].filter((name) => name === DOMAINS || !from.members.some((member) => member.name === name));
+  if (unknown.length) throw new DeltaError(`the delta changes sections the snapshot does not have: ${unknown.join(', ')}`);
+  const sources = domainSources(from, delta, arrayElements(delta, domainsMember.value.start));
+  const parts: SnapshotParts = {
+    members: from.members.map((member) => ({ ...member, value: sections.get(member.name) ?? member.value })),
+    domains: sources.map((source) => (typeof source === 'number' ? from.domains[source] : source)),
+    digests: [],
+  };
+  return { parts, sources, sections };
 }

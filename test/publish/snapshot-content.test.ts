@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { buildSnapshot } from '../../src/publish/snapshot-builder.js';
 import { firstMatch, prepareRequest } from '../../src/shared/rules/rule-set.js';
 import { compileSnapshotRules, type ConfigSnapshot, type SnapshotRule } from '../../src/shared/snapshot.js';
-import { snapshotValidator } from '../../src/shared/snapshot-schema.js';
+import { snapshotValidators } from '../../src/shared/snapshot-schema.js';
 import { TestCore, type Json } from '../support/core.js';
 
 const DEFAULTS = {
@@ -53,7 +53,7 @@ describe('config snapshot content', () => {
   });
 
   it('matches schemas/snapshot/config-snapshot.schema.json, and the schema refuses a broken one', () => {
-    const validate = snapshotValidator();
+    const validate = snapshotValidators().snapshot;
     expect(validate(snapshot), JSON.stringify(validate.errors)).to.equal(true);
     const broken = structuredClone(snapshot) as Json;
     delete broken.domains[0].origins;

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { applyDelta, DeltaError, snapshotParts, writeDelta } from '../../src/shared/snapshot-delta.js';
+import { applyDelta, DeltaError, snapshotChunks, snapshotParts, writeDelta } from '../../src/shared/snapshot-delta.js';
 
 const domain = (n: number, extra: Record<string, unknown> = {}) => ({ id: `d${n}`, domain: `d${n}.example`, hostnames: [`d${n}.example`], origins: [{ host: `o.d${n}.example` }], ...extra });
 const snapshot = (domains: unknown[], purges: unknown[] = [], edge: Record<string, unknown> = { challenge_difficulty: 2 }) => Buffer.from(JSON.stringify({ schema_version: 2, edge, domains, purges }));
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const delta = (from: Buffer, to: Buffer) => writeDelta(snapshotParts(from), snapshotParts(to), 1, sha256(from))!;
-const applied = (from: Buffer, change: Buffer) => applyDelta(snapshotParts(from, false), change);
+const applied = (from: Buffer, change: Buffer) => Buffer.concat(snapshotChunks(applyDelta(snapshotParts(from, false), change).parts));
 
 describe('snapshot delta format', () => {
   const ten = Array.from({ length: 10 }, (_, n) => domain(n));

@@ -248,7 +248,7 @@ export class ConfigSync extends EventEmitter {
     this.state.loaded_at = nowSeconds();
     this.state.source = source;
     this.updateBehind();
-    this.options.logger.info({ version: pulled.version, checksum: pulled.checksum, bytes: pulled.bytes.length, source }, 'activated config snapshot');
+    this.options.logger.info({ version: pulled.version, checksum: pulled.checksum, bytes: pulled.size, source }, 'activated config snapshot');
     this.emit('snapshot', pulled, source);
   }
 

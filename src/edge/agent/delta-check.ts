@@ -1,15 +1,28 @@
 // A config answer that carries a delta (docs/edge-protocol.md, "Config delta"): the edge rebuilds
 // the new snapshot's bytes from its active snapshot and checks them like a downloaded snapshot
-// (checksum of the target version, size, schema, compilation) before activating them.
+// (checksum of the target version, size, schema, compilation) before activating them, reading
+// only the sections and domains the delta carried.
 import { objectMembers } from '../../shared/json-spans.js';
-import { applyDelta, snapshotParts } from '../../shared/snapshot-delta.js';
-import { checkSnapshotBytes, type PulledSnapshot } from './snapshot-check.js';
+import { applyDelta, snapshotParts, type SnapshotParts } from '../../shared/snapshot-delta.js';
+import { checkChangedSnapshot, snapshotBytes, type PulledSnapshot } from './snapshot-check.js';
 
 export type DeltaCheck = { kind: 'snapshot'; pulled: PulledSnapshot } | { kind: 'invalid'; reason: string; version?: number };
 
 const DELTA_KEY = Buffer.from('"delta":');
 /** The envelope before the delta: `{"data":{"version":N,"checksum":"…","created_at":T,"delta":`. */
 const ENVELOPE_BYTES = 256;
+
+/** Each snapshot's bytes cut into parts, once: a rebuilt snapshot's come with it, a downloaded one's are cut at its first delta. */
+const partsCache = new WeakMap<PulledSnapshot, SnapshotParts>();
+
+function partsOf(pulled: PulledSnapshot): SnapshotParts {
+  let parts = partsCache.get(pulled);
+  if (!parts) {
+    parts = snapshotParts(snapshotBytes(pulled), false);
+    partsCache.set(pulled, parts);
+  }
+  return parts;
+}
 
 type Envelope = { version: number; checksum: string; createdAt: number | null; deltaStart: number };
 
@@ -52,9 +65,11 @@ export function checkDeltaAnswer(body: Buffer, active: PulledSnapshot | undefine
     if (!active || base.since !== active.version || base.sinceChecksum !== active.checksum) {
       return { kind: 'invalid', reason: `delta from version ${String(base.since)} does not start from the active snapshot (version ${active?.version ?? 'none'})`, version };
     }
-    const bytes = applyDelta(snapshotParts(active.bytes, false), delta);
-    const check = checkSnapshotBytes(bytes, { version, checksum, createdAt }, maxBytes);
-    return 'reason' in check ? { kind: 'invalid', reason: `delta to version ${version}: ${check.reason}`, version } : { kind: 'snapshot', pulled: check };
+    const applied = applyDelta(partsOf(active), delta);
+    const check = checkChangedSnapshot(applied, active, { version, checksum, createdAt }, maxBytes);
+    if ('reason' in check) return { kind: 'invalid', reason: `delta to version ${version}: ${check.reason}`, version };
+    partsCache.set(check, applied.parts);
+    return { kind: 'snapshot', pulled: check };
   } catch (error) {
     // DeltaError, JsonSpanError or a SyntaxError: the delta does not fit the active snapshot.
     return { kind: 'invalid', reason: `delta to version ${version} does not apply: ${(error as Error).message}`, version };

@@ -3,18 +3,19 @@ import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * Replaces `target` atomically and durably: written to a temporary file (mode 0600) beside it,
+ * Replaces `target` atomically and durably (`bytes` may be chunks, written one after the other): written to a temporary file (mode 0600) beside it,
  * synced, renamed over it, and the folder synced, so a crash leaves the old file or the new one,
  * never a mix, and the rename survives a power cut. The folder is made (mode 0700) when missing.
  */
-export async function replaceFileDurably(target: string, bytes: string | Buffer): Promise<void> {
+export async function replaceFileDurably(target: string, bytes: string | Buffer | readonly Buffer[]): Promise<void> {
   const folder = path.dirname(target);
   await mkdir(folder, { recursive: true, mode: 0o700 });
   const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     const file = await open(temporary, 'w', 0o600);
     try {
-      await file.writeFile(bytes);
+      if (typeof bytes === 'string' || Buffer.isBuffer(bytes)) await file.writeFile(bytes);
+      else await file.writev(bytes as Buffer[]);
       await file.sync();
     } finally {
       await file.close();

@@ -15,15 +15,15 @@ export function lastKnownGoodPath(dataDir: string): string {
   return path.join(dataDir, 'snapshot', 'last-known-good.json');
 }
 
-/** The file's bytes: the core's answer envelope around the snapshot's exact bytes. */
-function fileBytes(pulled: PulledSnapshot): Buffer {
+/** The file's bytes, in chunks: the core's answer envelope around the snapshot's exact bytes. */
+function fileChunks(pulled: PulledSnapshot): Buffer[] {
   const head = `{"data":{"version":${pulled.version},"checksum":"${pulled.checksum}","created_at":${pulled.createdAt ?? 'null'},"snapshot":`;
-  return Buffer.concat([Buffer.from(head), pulled.bytes, Buffer.from('}}')]);
+  return [Buffer.from(head), ...pulled.chunks, Buffer.from('}}')];
 }
 
 /** Replaces the last-known-good file atomically: a crash leaves the old file or the new one, never a mix. */
 export async function saveLastKnownGood(dataDir: string, pulled: PulledSnapshot): Promise<void> {
-  await replaceFileDurably(lastKnownGoodPath(dataDir), fileBytes(pulled));
+  await replaceFileDurably(lastKnownGoodPath(dataDir), fileChunks(pulled));
 }
 
 /** Reads and re-checks the last-known-good file; a missing or corrupt file is reported, never thrown. */

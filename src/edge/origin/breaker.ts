@@ -84,7 +84,7 @@ export class OriginBreakers {
   }
 
   /** Forgets the breakers of origins no longer in the config. */
-  retainOnly(originIds: ReadonlySet<string>): void {
+  retainOnly(originIds: { has(id: string): boolean }): void {
     for (const key of this.breakers.keys()) if (!originIds.has(key.slice(0, key.indexOf(' ')))) this.breakers.delete(key);
   }
 

@@ -89,7 +89,7 @@ export class OriginHealthView {
   }
 
   /** Forgets origins no longer in the config. */
-  retainOnly(originIds: ReadonlySet<string>): void {
+  retainOnly(originIds: { has(id: string): boolean }): void {
     for (const id of this.windows.keys()) if (!originIds.has(id)) this.windows.delete(id);
   }
 

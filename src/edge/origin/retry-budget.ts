@@ -32,7 +32,7 @@ export class RetryBudget {
   }
 
   /** Forgets the pools of domains no longer in the config. */
-  retainOnly(poolIds: ReadonlySet<string>): void {
+  retainOnly(poolIds: { has(id: string): boolean }): void {
     for (const id of this.pools.keys()) if (!poolIds.has(id)) this.pools.delete(id);
   }
 

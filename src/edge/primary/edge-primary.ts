@@ -4,9 +4,10 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/load.js';
 import { inOrder } from '../../shared/in-order.js';
+import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 import type { SnapshotDomain } from '../../shared/snapshot.js';
 import { EdgeAgent } from '../agent/edge-agent.js';
-import type { PulledSnapshot } from '../agent/snapshot-check.js';
+import { snapshotBytes, type PulledSnapshot } from '../agent/snapshot-check.js';
 import { DiskCacheIndex } from '../cache/disk-index.js';
 import { OriginProber } from '../origin/prober.js';
 import type { AgentStatusView, ToPrimary, ToWorker } from '../worker/messages.js';
@@ -22,7 +23,14 @@ const DRAIN_WAIT_MS = 3000;
 /** How often keys the core could not deliver are asked for again. */
 const KEYS_RETRY_MS = 5000;
 
-type Current = { message: Extract<ToWorker, { t: 'snapshot' }>; pulled: PulledSnapshot };
+type SnapshotMessage = Extract<ToWorker, { t: 'snapshot' }>;
+/** The active snapshot, its certificates' keys, and the whole-snapshot message for workers that need it (built when one does). */
+type Current = { pulled: PulledSnapshot; keys: CertificateKeys; message?: SnapshotMessage };
+
+function sameKeys(a: CertificateKeys, b: CertificateKeys): boolean {
+  const names = Object.keys(a);
+  return names.length === Object.keys(b).length && names.every((name) => a[name] === b[name]);
+}
 
 /**
  * The edge's primary process: runs the agent (register, heartbeat, config pull,
@@ -81,11 +89,21 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     purges.expect(pulled.version, acks, failures);
     // The keys travel with their snapshot: a worker swaps certificates and config at once.
     const { keys, complete } = await agent.keysFor(pulled);
-    const message: Current['message'] = { t: 'snapshot', version: pulled.version, checksum: pulled.checksum, createdAt: pulled.createdAt, json: pulled.bytes.toString('utf8'), keys };
-    current = { message, pulled };
+    const previous = current;
+    current = { pulled, keys };
     prober.update(pulled.snapshot.domains);
-    broadcast(message);
+    // Workers on the version the change starts from compile only what changed; any other asks for the whole snapshot.
+    const { change } = pulled;
+    if (change && previous?.pulled.version === change.since && previous.pulled.checksum === change.sinceChecksum) {
+      broadcast({ t: 'snapshot-change', version: pulled.version, checksum: pulled.checksum, createdAt: pulled.createdAt, change, ...(sameKeys(keys, previous.keys) ? {} : { keys }) });
+    } else broadcast(wholeSnapshot(current));
     if (!complete) retryKeysLater(pulled);
+  }
+
+  function wholeSnapshot(active: Current): SnapshotMessage {
+    const { pulled, keys } = active;
+    active.message ??= { t: 'snapshot', version: pulled.version, checksum: pulled.checksum, createdAt: pulled.createdAt, json: snapshotBytes(pulled).toString('utf8'), keys };
+    return active.message;
   }
 
   // Until the core delivers every key of the active snapshot (its names fail their handshakes meanwhile).
@@ -94,7 +112,8 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
       if (stopping || current?.pulled !== pulled) return;
       void agent.keysFor(pulled).then(({ keys, complete }) => {
         if (current?.pulled !== pulled) return;
-        current.message = { ...current.message, keys };
+        current.keys = keys;
+        current.message = undefined;
         broadcast({ t: 'certificate-keys', keys });
         if (!complete) retryKeysLater(pulled);
       });
@@ -134,8 +153,11 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   function onWorkerMessage(worker: Worker, message: ToPrimary): void {
     switch (message.t) {
       case 'listening':
-        if (current) sendTo(worker, current.message);
+        if (current) sendTo(worker, wholeSnapshot(current));
         sendTo(worker, { t: 'status', status: statusView() });
+        return;
+      case 'need-snapshot':
+        if (current) sendTo(worker, wholeSnapshot(current));
         return;
       case 'activated':
         workerVersions.set(worker.id, message.version);

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/load.js';
 import { canonicalIp } from '../../shared/ip-address.js';
 import type { ConfigSnapshot } from '../../shared/snapshot.js';
-import { compileActiveConfig, domainForHost, type ActiveConfig } from '../config/active-config.js';
+import { compileActiveConfig, domainForHost, patchActiveConfig, type ActiveConfig } from '../config/active-config.js';
 import { RequestContext } from '../pipeline/context.js';
 import { errorPage } from '../pipeline/error-page.js';
 import { rawResponseHead } from '../pipeline/raw-head.js';
@@ -87,24 +87,42 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   function activate(message: Extract<ToWorker, { t: 'snapshot' }>): void {
     if (active && active.version === message.version && active.checksum === message.checksum) return;
     try {
-      const snapshot = JSON.parse(message.json) as ConfigSnapshot;
-      const next = compileActiveConfig(snapshot, message.version, message.checksum);
-      const purgeIds = pipeline.onConfig(next, active === undefined);
-      certificateKeys = message.keys;
-      certificates.update(next, certificateKeys);
-      active = next;
-      send({ t: 'activated', version: next.version, purgeIds });
-      logger.info({ version: next.version, domains: next.domainsById.size }, 'config activated');
+      switchTo(compileActiveConfig(JSON.parse(message.json) as ConfigSnapshot, message.version, message.checksum), message.keys);
     } catch (error) {
       logger.error({ err: error, version: message.version }, 'config activation failed');
       send({ t: 'activation-failed', version: message.version, error: (error as Error).message });
     }
   }
 
+  // Only the changed domains are compiled. A worker on another version, or one the change does not
+  // fit, asks for the whole snapshot, which is compiled from scratch.
+  function activateChange(message: Extract<ToWorker, { t: 'snapshot-change' }>): void {
+    if (active && active.version === message.version && active.checksum === message.checksum) return;
+    const { change } = message;
+    if (!active || active.version !== change.since || active.checksum !== change.sinceChecksum) return send({ t: 'need-snapshot' });
+    try {
+      switchTo(patchActiveConfig(active, change, message.version, message.checksum), message.keys ?? certificateKeys);
+    } catch (error) {
+      logger.warn({ err: error, version: message.version }, 'config change not applied; asking for the whole snapshot');
+      send({ t: 'need-snapshot' });
+    }
+  }
+
+  function switchTo(next: ActiveConfig, keys: CertificateKeys): void {
+    const purgeIds = pipeline.onConfig(next, active === undefined);
+    certificateKeys = keys;
+    certificates.update(next, certificateKeys);
+    active = next;
+    send({ t: 'activated', version: next.version, purgeIds });
+    logger.info({ version: next.version, domains: next.domainsById.size }, 'config activated');
+  }
+
   process.on('message', (message: ToWorker) => {
     switch (message.t) {
       case 'snapshot':
         return activate(message);
+      case 'snapshot-change':
+        return activateChange(message);
       case 'certificate-keys':
         certificateKeys = message.keys;
         return certificates.update(active, certificateKeys);

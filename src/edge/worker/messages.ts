@@ -20,10 +20,16 @@ import type { Invalidation } from '../cache/invalidation-log.js';
 import type { StoredFile } from '../cache/disk-spool.js';
 import type { VersionCount } from '../agent/version-counters.js';
 import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
+import type { SnapshotChange } from '../config/active-config.js';
 
 export type ToWorker =
   /** A snapshot to activate, with the private keys (PEM by certificate id) of its certificates the primary has. */
   | { t: 'snapshot'; version: number; checksum: string; createdAt: number | null; json: string; keys: CertificateKeys }
+  /**
+   * The next snapshot as its change from the one before (`change.since`): what a worker on that version
+   * compiles instead of the whole snapshot; `keys` only when they differ from the ones it has.
+   */
+  | { t: 'snapshot-change'; version: number; checksum: string; createdAt: number | null; change: SnapshotChange; keys?: CertificateKeys }
   /** Keys of the active snapshot's certificates that arrived after it (the core could not deliver them at first). */
   | { t: 'certificate-keys'; keys: CertificateKeys }
   | { t: 'status'; status: AgentStatusView }
@@ -38,6 +44,8 @@ export type ToPrimary =
   | { t: 'listening' }
   | { t: 'activated'; version: number; purgeIds: string[] }
   | { t: 'activation-failed'; version: number; error: string }
+  /** A change did not start from this worker's version: send the whole active snapshot. */
+  | { t: 'need-snapshot' }
   | {
       t: 'telemetry';
       usage: UsageEvent[];

@@ -132,10 +132,9 @@ export async function buildWorkerPipeline({ config, logger, telemetry, notifyInv
       if (!first) applyPurges(fresh, memory, next, purgeLog);
       const live = new Set(next.purges.map((purge) => purge.id));
       for (const id of seenPurges) if (!live.has(id)) seenPurges.delete(id);
-      const originIds = new Set([...next.domainsById.values()].flatMap((domain) => domain.origins.map((origin) => origin.id)));
-      health.retainOnly(originIds);
-      breakers.retainOnly(originIds);
-      budget.retainOnly(new Set(next.domainsById.keys()));
+      health.retainOnly(next.originIds);
+      breakers.retainOnly(next.originIds);
+      budget.retainOnly(next.domainsById);
       return fresh.map((purge) => purge.id);
     },
     onInvalidate: (batch) => invalidateLocally(batch, { memory, invalidations }, Date.now()),

@@ -80,7 +80,7 @@ describe('edge agent: config sync against a real core', () => {
     const pulled = sync.current()!;
     const file = await readFile(lastKnownGoodPath(dataDir));
     expect((await readAtEmit)?.equals(file)).to.equal(true);
-    expect(file.includes(pulled.bytes)).to.equal(true);
+    expect(file.includes(Buffer.concat(pulled.chunks))).to.equal(true);
     expect(JSON.parse(file.toString()).data).to.include({ version: pulled.version, checksum: pulled.checksum });
     expect(await readdir(path.dirname(lastKnownGoodPath(dataDir)))).to.deep.equal(['last-known-good.json']);
   });
@@ -181,13 +181,13 @@ describe('edge agent: config sync against a real core', () => {
     const sync = newSync();
     await sync.pullNow();
     const active = sync.current()!;
-    const small = newSync(active.bytes.length);
+    const small = newSync(active.size);
     expect((await small.pullNow()).outcome).to.equal('updated');
     await publishDomain('oversized.example');
     const bad = await publishDomain('oversized-more.example');
     const outcomes = [await small.pullNow(), await small.pullNow()];
     expect(outcomes.map((outcome) => outcome.outcome)).to.deep.equal(['invalid', 'invalid']);
-    expect(outcomes[1].detail).to.equal(`version ${bad}: config answer of more than ${active.bytes.length + 1024} bytes: the snapshot exceeds CDN_EDGE_CONFIG_MAX_BYTES (${active.bytes.length})`);
+    expect(outcomes[1].detail).to.equal(`version ${bad}: config answer of more than ${active.size + 1024} bytes: the snapshot exceeds CDN_EDGE_CONFIG_MAX_BYTES (${active.size})`);
     expect(small.status()).to.include({ version: active.version, reload_failures: 1, core_version: bad });
     expect(proxy.to('/api/v1/edge/config').at(-1)!.path).to.equal(`/api/v1/edge/config?if_version=${bad}&since=${active.version}`);
   });

@@ -22,7 +22,7 @@ describe('edge agent: config answer checks', () => {
     expect(check.kind).to.equal('snapshot');
     if (check.kind !== 'snapshot') return;
     expect(check.pulled).to.include({ version: 4, checksum: sha256(MINIMAL), createdAt: 1795350000 });
-    expect(check.pulled.bytes.toString()).to.equal(MINIMAL);
+    expect(Buffer.concat(check.pulled.chunks).toString()).to.equal(MINIMAL);
     expect(check.pulled.snapshot.schema_version).to.equal(2);
   });
 
