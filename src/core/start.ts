@@ -97,7 +97,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const url = `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${port}`;
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
     gitops.controller = startGitops(config, url, logger);
-    const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' })) : async () => {};
+    const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' }), { onConfigChange: (listener) => activeVersion.onConfigChange(listener) }) : async () => {};
     // The canary rollout's decisions (docs/rollout.md) run where the publisher does: they decide which published version edges get.
     const stopCanaryLoop = config.publishEnabled ? startCanaryLoop(connection.prisma, connection.pool, config.edgeHeartbeatFreshSeconds, logger.child({ component: 'canary-rollout' })) : async () => {};
     dns.loop = startDns(config, connection, logger.child({ component: 'dns-sync' }));

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { NO_VERSIONS, servedVersion, type VersionState } from './served-version.js';
 
 const CHANNEL = 'cdn_config_published';
+/** Notified at each commit that marks the config dirty (markConfigDirty): the publisher's wake-up. */
+const CHANGED_CHANNEL = 'cdn_config_changed';
 const RECONNECT_MS = 1000;
 // The listener also re-reads the version this often: a connection that died silently
 // (no error, no notifications) is found by the query's timeout, and nothing stays stale longer.
@@ -42,6 +44,7 @@ export class ActiveVersion {
   private recheck: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly waiters = new Set<Waiter>();
+  private readonly changeListeners: (() => void)[] = [];
   private released = false;
 
   constructor(
@@ -96,6 +99,14 @@ export class ActiveVersion {
     for (const waiter of [...this.waiters]) waiter.end('stopping');
   }
 
+  /**
+   * Calls `listener` after each commit that marks the config dirty, on any core, while the
+   * listener is connected (a missed call costs the publisher one tick of its own).
+   */
+  onConfigChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
   /** Connects the listener; a failure is logged and retried, never thrown. */
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString, application_name: APPLICATION_NAME, keepAlive: true, query_timeout: QUERY_TIMEOUT_MS });
@@ -105,10 +116,12 @@ export class ActiveVersion {
     // The payload is the active version only; the row is re-read for the fleet and canary versions.
     client.on('notification', (message) => {
       if (message.channel === CHANNEL) void this.read(client).catch((error: Error) => this.lost(client, error));
+      else if (message.channel === CHANGED_CHANNEL && client === this.client) for (const listener of this.changeListeners) listener();
     });
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CHANGED_CHANNEL}`);
       await this.read(client);
       if (client !== this.client) return;
       this.recheck = setInterval(() => void this.read(client).catch((error: Error) => this.lost(client, error)), RECHECK_MS);

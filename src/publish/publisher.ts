@@ -1,5 +1,3 @@
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
@@ -8,9 +6,9 @@ import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { inTransaction } from '../db/transaction.js';
 import { BURST_TIMING, burstSettled, type BurstTiming } from './dirty.js';
 import { backingOff, NO_FAILURE, PUBLISH_BACKOFF, recordPublishFailure, type PublishBackoff } from './publish-backoff.js';
+import { lazyGzip } from './lazy-gzip.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
 
-const gzipAsync = promisify(gzip);
 
 export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string };
 
@@ -104,13 +102,14 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
   return { outcome: 'published', version };
 }
 
-type ServedSnapshot = { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: Buffer };
+/** `gzip()` compresses on first use: an edge that holds the previous version gets a delta, so a new version's whole body is often never asked for compressed. */
+type ServedSnapshot = { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: () => Promise<Buffer> };
 
 async function loadServed(db: Db, version: number): Promise<ServedSnapshot | undefined> {
   const row = await db.configSnapshot.findUnique({ where: { version } });
   if (!row) return undefined;
   const json = Buffer.concat([Buffer.from(`{"data":{"version":${row.version},"checksum":"${row.checksum}","created_at":${Math.floor(row.created_at.getTime() / 1000)},"snapshot":`), Buffer.from(row.payload), Buffer.from('}}')]);
-  return { version: row.version, checksum: row.checksum, createdAt: row.created_at, json, gzip: await gzipAsync(json) };
+  return { version: row.version, checksum: row.checksum, createdAt: row.created_at, json, gzip: lazyGzip(json) };
 }
 
 /** Versions kept loaded: the active one, and the fleet's while a canary version bakes (docs/rollout.md). */
@@ -119,7 +118,7 @@ const SERVED_VERSIONS_KEPT = 2;
 /**
  * The snapshots served to edges: each one's JSON body and a gzip copy, cached per
  * version (the newest SERVED_VERSIONS_KEPT). The pulls that arrive while a version loads share one load, and the
- * compression runs off the event loop (tens of MiB take a while).
+ * compression runs off the event loop (tens of MiB take a while), once, when first asked for.
  */
 export class ActiveSnapshotCache {
   private readonly loading = new Map<number, Promise<ServedSnapshot | undefined>>();
@@ -145,14 +144,29 @@ export class ActiveSnapshotCache {
   }
 }
 
+/** How the publisher waits for a burst of writes: a tick as DNS's, and a shorter quiet time, since it is woken at each commit. */
+export const PUBLISH_TIMING: BurstTiming = { ...BURST_TIMING, quietMs: 100 };
+
+type PublisherOptions = {
+  timing?: BurstTiming;
+  backoff?: PublishBackoff;
+  /** Subscribes to the commits that mark the config dirty (ActiveVersion.onConfigChange). */
+  onConfigChange?: (listener: () => void) => void;
+};
+
 /**
- * The background publisher: checks the dirty counter every `tickMs`, waits for a
- * burst of writes to settle (`quietMs`, at most `maxWaitMs` after the first
- * change) and publishes once for the whole burst. After a failed publish it builds
- * nothing until the failure's backoff has passed (`backoff`, shared by every replica).
+ * The background publisher: checks the dirty counter every `tickMs`, and `quietMs` after each
+ * commit that marks it dirty (when woken by `onConfigChange`), waits for a burst of writes to
+ * settle (`quietMs`, at most `maxWaitMs` after the first change) and publishes once for the whole
+ * burst. After a failed publish it builds nothing until the failure's backoff has passed (`backoff`,
+ * shared by every replica).
  */
-export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, logger: Logger, timing: BurstTiming = BURST_TIMING, backoff: PublishBackoff = PUBLISH_BACKOFF): () => Promise<void> {
+export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, logger: Logger, options: PublisherOptions = {}): () => Promise<void> {
+  const { timing = PUBLISH_TIMING, backoff = PUBLISH_BACKOFF } = options;
   let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  let woken: NodeJS.Timeout | undefined;
   const tick = async () => {
     const state = await db.publishState.findUnique({ where: { id: 1 } });
     const dirty = !state || state.active_version === null || state.change_seq > state.published_seq;
@@ -161,17 +175,34 @@ export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: 
     if (result.outcome === 'published') logger.info({ version: result.version }, 'config snapshot published');
     else if (result.outcome === 'too_large') logger.error({ detail: result.detail }, 'config snapshot not published');
   };
-  const timer = setInterval(() => {
-    if (running) return;
+  // A wake-up during a tick runs another once it ends; an interval tick then is skipped.
+  const run = (fromWake: boolean) => {
+    if (stopped) return;
+    if (running) {
+      again ||= fromWake;
+      return;
+    }
     running = tick()
       .catch((error: Error) => logger.warn({ err: error.message }, 'publisher tick failed'))
       .finally(() => {
         running = undefined;
+        if (again) {
+          again = false;
+          run(true);
+        }
       });
-  }, timing.tickMs);
+  };
+  const timer = setInterval(() => run(false), timing.tickMs);
   timer.unref();
+  options.onConfigChange?.(() => {
+    clearTimeout(woken);
+    woken = setTimeout(() => run(true), timing.quietMs);
+    woken.unref();
+  });
   return async () => {
+    stopped = true;
     clearInterval(timer);
+    clearTimeout(woken);
     await running;
   };
 }

@@ -1,17 +1,14 @@
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { Db } from '../db/client.js';
 import { snapshotParts, writeDelta, type SnapshotParts } from '../shared/snapshot-delta.js';
-
-const gzipAsync = promisify(gzip);
+import { lazyGzip } from './lazy-gzip.js';
 const SNAPSHOT_KEY = Buffer.from('"snapshot":');
 /** Versions whose parts are kept: the active one and the few edges are still on (CDN_CONFIG_SNAPSHOT_KEEP_LAST is 2 by default). */
 const KEPT_VERSIONS = 4;
 
 /** The active version as served: its answer body holds the snapshot bytes after the first `"snapshot":`. */
 export type ServedVersion = { version: number; checksum: string; createdAt: Date; json: Buffer };
-/** A delta answer, and its gzip copy. */
-export type ServedDelta = { json: Buffer; gzip: Buffer };
+/** A delta answer, and its gzip copy (made on first use). */
+export type ServedDelta = { json: Buffer; gzip: () => Promise<Buffer> };
 
 function servedParts(served: ServedVersion): SnapshotParts {
   const start = served.json.indexOf(SNAPSHOT_KEY) + SNAPSHOT_KEY.length;
@@ -55,7 +52,7 @@ export class SnapshotDeltas {
     const head = `{"data":{"version":${served.version},"checksum":"${served.checksum}","created_at":${Math.floor(served.createdAt.getTime() / 1000)},"delta":`;
     const json = Buffer.concat([Buffer.from(head), delta, Buffer.from('}}')]);
     if (json.length >= served.json.length) return undefined;
-    return { json, gzip: await gzipAsync(json) };
+    return { json, gzip: lazyGzip(json) };
   }
 
   private partsOf(version: number, load: () => Promise<{ parts: SnapshotParts; checksum: string } | undefined>) {

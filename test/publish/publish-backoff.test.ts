@@ -59,8 +59,8 @@ describe('config snapshots: a failed publish backs off', function () {
     const first = recordingLogger();
     const second = recordingLogger();
     const stops = [
-      startPublisher(core.db, core.core.connection.pool, tiny, DEFAULTS, first.logger, FAST_TICKS, ONE_SECOND),
-      startPublisher(replica.prisma, replica.pool, tiny, DEFAULTS, second.logger, FAST_TICKS, ONE_SECOND),
+      startPublisher(core.db, core.core.connection.pool, tiny, DEFAULTS, first.logger, { timing: FAST_TICKS, backoff: ONE_SECOND }),
+      startPublisher(replica.prisma, replica.pool, tiny, DEFAULTS, second.logger, { timing: FAST_TICKS, backoff: ONE_SECOND }),
     ];
     const started = Date.now();
     // A change every 200 ms: each one dirty again, none of them cutting the backoff short.
@@ -89,7 +89,7 @@ describe('config snapshots: a failed publish backs off', function () {
   });
 
   it('publishes once the backoff has passed and the snapshot fits, and the warning goes away', async () => {
-    const stop = startPublisher(core.db, core.core.connection.pool, loadConfig({ DATABASE_URL: core.databaseUrl }), DEFAULTS, pino({ level: 'silent' }), FAST_TICKS, ONE_SECOND);
+    const stop = startPublisher(core.db, core.core.connection.pool, loadConfig({ DATABASE_URL: core.databaseUrl }), DEFAULTS, pino({ level: 'silent' }), { timing: FAST_TICKS, backoff: ONE_SECOND });
     try {
       await eventually('a published snapshot', async () => ((await state()).active_version !== null ? true : undefined));
     } finally {

@@ -69,7 +69,7 @@ describe('config snapshots: publishing and the edge config pull', function () {
     const served = await Promise.all(Array.from({ length: 20 }, () => cache.get(counting, version)));
     expect(loads).to.equal(1);
     expect(new Set(served.map((snapshot) => snapshot?.version))).to.deep.equal(new Set([version]));
-    expect(JSON.parse(gunzipSync(served[0]!.gzip).toString()).data.version).to.equal(version);
+    expect(JSON.parse(gunzipSync(await served[0]!.gzip()).toString()).data.version).to.equal(version);
   });
 
   it('lets only one of two concurrent publishers store a version', async () => {
