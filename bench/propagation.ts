@@ -17,6 +17,8 @@
 // write until the edge served it. Then the core's CPU (from /proc) over BENCH_PROPAGATION_IDLE_SECONDS
 // (default 30) with only the real edges, and with BENCH_PROPAGATION_IDLE_EDGES (default 1,000)
 // simulated idle edges held open as well (bench/idle-fleet.ts, bench:idle-edges' fleet).
+// BENCH_CORE_NODE_ARGS and BENCH_EDGE_NODE_ARGS are node options for the core and for the edges
+// (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 // Targets (issue #25): API write → all edges p95 under 1 s; git push → all edges p95 under 2 s; under
 // 20 KB per edge for a one-record change at 10,000 domains; the idle fleet under 5% of one core.
 import { createHmac } from 'node:crypto';
@@ -166,9 +168,10 @@ async function versionOfCommit(core: Core, sha: string): Promise<number> {
 
 async function startEdges(core: Core, proxy: CoreProxy, dir: string): Promise<EdgeProcess[]> {
   const env = { CDN_ENV: 'production', CDN_EDGE_CLEARANCE_SECRET: CLEARANCE_SECRET, CDN_EDGE_HEARTBEAT_SECONDS: '5' };
+  const nodeArgs = (process.env.BENCH_EDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return Promise.all(
     Array.from({ length: EDGES }, (_, n) =>
-      EdgeProcess.start({ coreUrl: n === 0 ? proxy.url : core.base, token: EDGE_TOKEN, edgeId: `bench-edge-${n}`, workers: 1, dataDir: path.join(dir, `edge-${n}`), env, waitReady: false }),
+      EdgeProcess.start({ coreUrl: n === 0 ? proxy.url : core.base, token: EDGE_TOKEN, edgeId: `bench-edge-${n}`, workers: 1, dataDir: path.join(dir, `edge-${n}`), env, waitReady: false, nodeArgs }),
     ),
   );
 }

@@ -8,6 +8,7 @@ import { BURST_TIMING, burstSettled, type BurstTiming } from './dirty.js';
 import { backingOff, NO_FAILURE, PUBLISH_BACKOFF, recordPublishFailure, type PublishBackoff } from './publish-backoff.js';
 import { lazyGzip } from './lazy-gzip.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
+import { readSnapshotPayload } from './snapshot-payload.js';
 
 
 export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string };
@@ -106,9 +107,9 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
 type ServedSnapshot = { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: () => Promise<Buffer> };
 
 async function loadServed(db: Db, version: number): Promise<ServedSnapshot | undefined> {
-  const row = await db.configSnapshot.findUnique({ where: { version } });
-  if (!row) return undefined;
-  const json = Buffer.concat([Buffer.from(`{"data":{"version":${row.version},"checksum":"${row.checksum}","created_at":${Math.floor(row.created_at.getTime() / 1000)},"snapshot":`), Buffer.from(row.payload), Buffer.from('}}')]);
+  const [row, payload] = await Promise.all([db.configSnapshot.findUnique({ where: { version }, select: { version: true, checksum: true, created_at: true } }), readSnapshotPayload(db, version)]);
+  if (!row || !payload) return undefined;
+  const json = Buffer.concat([Buffer.from(`{"data":{"version":${row.version},"checksum":"${row.checksum}","created_at":${Math.floor(row.created_at.getTime() / 1000)},"snapshot":`), payload, Buffer.from('}}')]);
   return { version: row.version, checksum: row.checksum, createdAt: row.created_at, json, gzip: lazyGzip(json) };
 }
 

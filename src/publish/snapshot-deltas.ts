@@ -1,6 +1,7 @@
 import type { Db } from '../db/client.js';
 import { snapshotParts, writeDelta, type SnapshotParts } from '../shared/snapshot-delta.js';
 import { lazyGzip } from './lazy-gzip.js';
+import { readSnapshotPayload } from './snapshot-payload.js';
 const SNAPSHOT_KEY = Buffer.from('"snapshot":');
 /** Versions whose parts are kept: the active one and the few edges are still on (CDN_CONFIG_SNAPSHOT_KEEP_LAST is 2 by default). */
 const KEPT_VERSIONS = 4;
@@ -16,8 +17,8 @@ function servedParts(served: ServedVersion): SnapshotParts {
 }
 
 async function storedParts(db: Db, version: number): Promise<{ parts: SnapshotParts; checksum: string } | undefined> {
-  const row = await db.configSnapshot.findUnique({ where: { version }, select: { payload: true, checksum: true } });
-  return row ? { parts: snapshotParts(Buffer.from(row.payload)), checksum: row.checksum } : undefined;
+  const [row, payload] = await Promise.all([db.configSnapshot.findUnique({ where: { version }, select: { checksum: true } }), readSnapshotPayload(db, version)]);
+  return row && payload ? { parts: snapshotParts(payload), checksum: row.checksum } : undefined;
 }
 
 /**

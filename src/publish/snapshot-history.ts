@@ -6,20 +6,23 @@ import { redactSecrets } from '../http/audit-writer.js';
 import { NotFoundError } from '../http/errors.js';
 import { unixSeconds } from '../http/timestamps.js';
 import { activeChecksum } from './publisher.js';
-import { transaction } from '../db/sql.js';
+import { sqlOf, transaction } from '../db/sql.js';
+import { readSnapshotPayload } from './snapshot-payload.js';
 
 type Payload = { domains: ({ domain: string } & Record<string, unknown>)[] } & Record<string, unknown>;
 
+// The stored row without its payload (read apart: snapshot-payload.ts).
 async function snapshotRow(db: Db, version: number) {
-  const row = await db.configSnapshot.findUnique({ where: { version } });
+  const row = await db.configSnapshot.findUnique({ where: { version }, omit: { payload: true } });
   if (!row) throw new NotFoundError('config snapshot', String(version));
   return row;
 }
 
 // One stored snapshot with its payload exactly as edges get it, secrets included.
 async function storedSnapshot(db: Db, version: number) {
-  const row = await snapshotRow(db, version);
-  return { version: row.version, checksum: row.checksum, size_bytes: row.size_bytes, source: row.source, source_version: row.source_version, created_at: unixSeconds(row.created_at), snapshot: JSON.parse(Buffer.from(row.payload).toString()) };
+  const [row, payload] = await Promise.all([snapshotRow(db, version), readSnapshotPayload(db, version)]);
+  if (!payload) throw new NotFoundError('config snapshot', String(version));
+  return { version: row.version, checksum: row.checksum, size_bytes: row.size_bytes, source: row.source, source_version: row.source_version, created_at: unixSeconds(row.created_at), snapshot: JSON.parse(payload.toString()) };
 }
 
 /** One stored snapshot for operators: secrets (the origin shield secret…) are redacted; only the edge pull carries them. */
@@ -77,7 +80,8 @@ export async function rollbackSnapshot(db: Db, pool: pg.Pool, version: number) {
     }
     const next = (state.active_version ?? 0) + 1;
     await transaction(db, async (tx) => {
-      await tx.configSnapshot.create({ data: { version: next, checksum: old.checksum, size_bytes: old.size_bytes, payload: old.payload, source: 'rollback', source_version: old.version, domain_count: old.domain_count } });
+      // The payload is copied inside the database: tens of MiB need not travel through the core.
+      await sqlOf(tx).query("INSERT INTO config_snapshots (version, checksum, size_bytes, payload, source, source_version, domain_count) SELECT $1, checksum, size_bytes, payload, 'rollback', version, domain_count FROM config_snapshots WHERE version = $2", [next, old.version]);
       await tx.publishState.update({ where: { id: 1 }, data: { active_version: next, last_publish_at: new Date() } });
     });
     return { outcome: 'published' as const, version: next, rolled_back_to: old.version, checksum: old.checksum };

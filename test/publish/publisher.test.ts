@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
 import { ActiveSnapshotCache, publishOnce } from '../../src/publish/publisher.js';
+import { registerPool } from '../../src/db/sql.js';
 import { signedHeaders } from '../../src/shared/signing.js';
 import { TestCore, type Json } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
@@ -65,6 +66,7 @@ describe('config snapshots: publishing and the edge config pull', function () {
     const version = (await activeVersion())!;
     let loads = 0;
     const counting = { configSnapshot: { findUnique: (args: Parameters<typeof core.db.configSnapshot.findUnique>[0]) => (loads++, core.db.configSnapshot.findUnique(args)) } } as unknown as typeof core.db;
+    registerPool(counting, core.core.connection.pool);
     const cache = new ActiveSnapshotCache();
     const served = await Promise.all(Array.from({ length: 20 }, () => cache.get(counting, version)));
     expect(loads).to.equal(1);

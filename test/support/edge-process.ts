@@ -9,7 +9,8 @@ const CDN_BIN = path.resolve('bin/cdn.js');
 const START_TIMEOUT_MS = 30000;
 const STOP_TIMEOUT_MS = 15000;
 
-export type EdgeProcessOptions = { coreUrl: string; token: string; edgeId?: string; workers?: number; dataDir?: string; env?: Record<string, string>; waitReady?: boolean };
+/** `nodeArgs`: node options for the edge and its workers (a bench's profiling, e.g. --cpu-prof). */
+export type EdgeProcessOptions = { coreUrl: string; token: string; edgeId?: string; workers?: number; dataDir?: string; env?: Record<string, string>; waitReady?: boolean; nodeArgs?: string[] };
 
 /** A real `cdn edge` process (primary + workers) on a free loopback port, with its output kept for failure messages. */
 export class EdgeProcess {
@@ -31,7 +32,7 @@ export class EdgeProcess {
     const port = await freePort();
     const httpsPort = options.env?.CDN_EDGE_HTTPS_PORT === undefined ? await freePort() : Number(options.env.CDN_EDGE_HTTPS_PORT);
     const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'cdn-edge-')));
-    const child = spawn(process.execPath, [CDN_BIN, 'edge'], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CDN_BIN, 'edge'], {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
