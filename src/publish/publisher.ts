@@ -89,7 +89,7 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
   if ((await activeChecksum(db, state.active_version)) === built.checksum) {
     await db.publishState.update({ where: { id: 1 }, data: { ...NO_FAILURE, published_seq: seen, last_attempt_at: now, dirty_since: seen === state.change_seq ? null : state.dirty_since } });
     // The active version now stands for the changes up to `seen` too (docs/snapshots.md, Rollout).
-    await db.configSnapshot.update({ where: { version: state.active_version! }, data: { published_seq: seen } });
+    await db.configSnapshot.update({ where: { version: state.active_version! }, data: { published_seq: seen }, select: { version: true } });
     return { outcome: 'unchanged', version: state.active_version };
   }
   if (built.body.length > config.edgeConfigMaxBytes) {
