@@ -3,12 +3,15 @@ import { createInterface } from 'node:readline';
 
 export type CoreProcess = { child: ChildProcess; base: string; stop: () => Promise<void> };
 
+/** A line the core logged (pino JSON). */
+export type LogEntry = { level?: number; time?: number; msg?: string } & Record<string, unknown>;
+
 /**
  * Starts `cdn core` as its own process on `databaseUrl` with extra env, resolving once it
- * listens (its later log lines are read and dropped, so its stdout never fills up).
+ * listens (its later log lines go to `onLog`, or are dropped, so its stdout never fills up).
  * BENCH_CORE_NODE_ARGS are node options for it (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
  */
-export function startCoreProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<CoreProcess> {
+export function startCoreProcess(databaseUrl: string, env: Record<string, string> = {}, onLog?: (entry: LogEntry) => void): Promise<CoreProcess> {
   const nodeArgs = (process.env.BENCH_CORE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, 'bin/cdn.js', 'core'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, CDN_CORE_PORT: '0', CDN_LOG_LEVEL: 'info', ...env },
@@ -22,10 +25,11 @@ export function startCoreProcess(databaseUrl: string, env: Record<string, string
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`core exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      if (entry.msg === 'core listening') resolve({ child, base: entry.url!, stop });
+      const entry = JSON.parse(line) as LogEntry;
+      if (entry.msg === 'core listening') resolve({ child, base: entry.url as string, stop });
+      onLog?.(entry);
       // Errors of the core are shown: a bench that hides a 500 measures the wrong thing.
-      if ((entry as { level?: number }).level! >= 50) console.error(line.slice(0, 3000));
+      if (entry.level! >= 50) console.error(line.slice(0, 3000));
     });
   });
 }

@@ -6,9 +6,11 @@
 // `cdn edge` processes on loopback (1 worker each, CDN_ENV=production). Over BENCH_PROPAGATION_CHANGES
 // (default 50) one-record changes each, the bench times:
 //   - API write → every edge serving it: from sending the record's POST to the moment the last edge's
-//     /ready shows the version that publishes it (`GET /api/v1/config/rollout?change=N`, N from the
-//     write's X-CDN-Config-Change header, names that version, read every BENCH_PROPAGATION_POLL_MS,
-//     default 20; once it is published each edge's /ready is read every BENCH_PROPAGATION_POLL_MS);
+//     worker activated the version that publishes it (`GET /api/v1/config/rollout?change=N`, N from
+//     the write's X-CDN-Config-Change header, names that version, read every BENCH_PROPAGATION_POLL_MS,
+//     default 100). The times are the processes' own: the core's log line "config snapshot published"
+//     and each edge worker's "config activated" (pino's `time`, the same clock), read from their
+//     output, so the bench asks the edges nothing while they work and an arrival is exact;
 //   - git push → every edge serving it: a one-record commit to the GitOps domain's file, from the
 //     `git push` (then the signed push webhook) to the last edge serving the version that publishes
 //     the run (`?run=ID`).
@@ -22,14 +24,13 @@
 // Targets (issue #25): API write → all edges p95 under 1 s; git push → all edges p95 under 2 s; under
 // 20 KB per edge for a one-record change at 10,000 domains; the idle fleet under 5% of one core.
 import { createHmac } from 'node:crypto';
-import { Agent } from 'node:http';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { startCoreProcess, type CoreProcess } from './core-process.js';
-import { cpuSeconds, get } from './edge-setup.js';
+import { cpuSeconds } from './edge-setup.js';
 import { cpuPercent, holdIdleFleet } from './idle-fleet.js';
 import { insertOnboardDomains, onboardDomain } from '../test/support/onboard-domains.js';
 import { CoreProxy } from '../test/edge/agent/core-proxy.js';
@@ -39,7 +40,7 @@ import { EdgeProcess } from '../test/support/edge-process.js';
 const DOMAIN_COUNTS = (process.env.BENCH_PROPAGATION_DOMAINS ?? '1000,10000').split(',').map(Number);
 const CHANGES = Number(process.env.BENCH_PROPAGATION_CHANGES ?? 50);
 const EDGES = Number(process.env.BENCH_PROPAGATION_EDGES ?? 20);
-const POLL_MS = Number(process.env.BENCH_PROPAGATION_POLL_MS ?? 20);
+const POLL_MS = Number(process.env.BENCH_PROPAGATION_POLL_MS ?? 100);
 const IDLE_EDGES = Number(process.env.BENCH_PROPAGATION_IDLE_EDGES ?? 1000);
 const IDLE_SECONDS = Number(process.env.BENCH_PROPAGATION_IDLE_SECONDS ?? 30);
 const TOKEN = 'bench-propagation-api-token';
@@ -51,17 +52,21 @@ const GITOPS_DOMAIN = onboardDomain(1);
 const SERVE_TIMEOUT_MS = 120_000;
 const KB = 1024;
 
-type Core = CoreProcess & { api: (method: string, path: string, body?: unknown) => Promise<{ data: any; headers: Headers }> };
+/** `publishedAt`: when the core logged each version it published (ms since the epoch). */
+type Core = CoreProcess & { api: (method: string, path: string, body?: unknown) => Promise<{ data: any; headers: Headers }>; publishedAt: Map<number, number> };
 
 async function coreWithApi(url: string, env: Record<string, string>): Promise<Core> {
-  const core = await startCoreProcess(url, env);
+  const publishedAt = new Map<number, number>();
+  const core = await startCoreProcess(url, env, (entry) => {
+    if (entry.msg === 'config snapshot published' && typeof entry.version === 'number') publishedAt.set(entry.version, entry.time!);
+  });
   const api = async (method: string, pathWithQuery: string, body?: unknown) => {
     const response = await fetch(`${core.base}${pathWithQuery}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await response.text();
     if (response.status >= 300) throw new Error(`${method} ${pathWithQuery} answered ${response.status}: ${text.slice(0, 300)}`);
     return { data: JSON.parse(text).data, headers: response.headers };
   };
-  return { ...core, api };
+  return { ...core, api, publishedAt };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -85,36 +90,40 @@ async function poll<T>(what: string, check: () => Promise<T | undefined>): Promi
 
 type Arrivals = { published: number; edges: number[] };
 
-/** One kept-alive connection to each edge's /ready (an agent pools per host and port). */
-const readyAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+/** Each edge's worker activations, read from its output as it grows: version → when (ms since the epoch). */
+const activations = new Map<EdgeProcess, { read: number; at: Map<number, number> }>();
 
-/** The version the edge's worker serves (its /ready); -1 before it is ready. */
-async function servedVersion(edge: EdgeProcess): Promise<number> {
-  const answer = await get(edge.port, `127.0.0.1:${edge.port}`, '/ready', readyAgent);
-  return answer.status === 200 ? (JSON.parse(answer.body) as { config: { version: number } }).config.version : -1;
+function activatedAt(edge: EdgeProcess, version: number): number | undefined {
+  const seen = activations.get(edge) ?? { read: 0, at: new Map<number, number>() };
+  activations.set(edge, seen);
+  const end = edge.output.lastIndexOf('\n') + 1;
+  for (const line of edge.output.slice(seen.read, end).split('\n')) {
+    if (!line.includes('"config activated"')) continue;
+    const entry = JSON.parse(line) as { time: number; version: number };
+    if (!seen.at.has(entry.version)) seen.at.set(entry.version, entry.time);
+  }
+  seen.read = end;
+  const times = [...seen.at].filter(([activated]) => activated >= version).map(([, time]) => time);
+  return times.length ? Math.min(...times) : undefined;
 }
 
 /**
- * Milliseconds from `started` until `target` (the version that publishes the change) was seen
- * published, and until each edge's /ready showed it or a later one. The edges are read only once the
- * version is published (no edge can serve it sooner), so that the bench's own reads, 20 edges every
- * POLL_MS, do not take the CPU the edges and the core need before then; an arrival is seen at most
- * one POLL_MS plus one /ready late.
+ * Milliseconds from `started` (ms since the epoch) until the core published `target` (the version
+ * that publishes the change), and until each edge's worker activated it or a later one, by their
+ * own log lines.
  */
-async function untilEveryEdgeServes(edges: EdgeProcess[], started: number, target: Promise<number>): Promise<Arrivals> {
+async function untilEveryEdgeServes(core: Core, edges: EdgeProcess[], started: number, target: Promise<number>): Promise<Arrivals> {
   const version = await target;
-  const published = performance.now() - started;
-  const arrivals = await Promise.all(
-    edges.map((edge) => poll(`edge ${edge.port} to serve version ${version}`, async () => ((await servedVersion(edge)) >= version ? performance.now() - started : undefined))),
-  );
-  return { published, edges: arrivals };
+  const published = await poll(`the core to log version ${version} published`, async () => core.publishedAt.get(version));
+  const arrivals = await Promise.all(edges.map((edge) => poll(`edge ${edge.port} to serve version ${version}`, async () => activatedAt(edge, version))));
+  return { published: published - started, edges: arrivals.map((arrival) => arrival - started) };
 }
 
 /** p50/p95 of the rounds' publish, first edge and last edge. */
 function arrivalLines(label: string, rounds: Arrivals[]): string {
   return [
     `  ${label} → every edge serving it (${rounds.length} changes): ${summary(rounds.map((round) => Math.max(...round.edges)))}`,
-    `    → the version published (seen by the rollout API): ${summary(rounds.map((round) => round.published))}; → the first edge: ${summary(rounds.map((round) => Math.min(...round.edges)))}`,
+    `    → the version published (the core's log): ${summary(rounds.map((round) => round.published))}; → the first edge: ${summary(rounds.map((round) => Math.min(...round.edges)))}`,
   ].join('\n');
 }
 
@@ -150,7 +159,7 @@ async function pushOneRecord(core: Core, repository: Repository, round: number, 
   await writeFile(path.join(repository.work, 'domains', `${GITOPS_DOMAIN}.yaml`), file);
   await repository.git.add('.').commit(`one record, round ${round}`);
   const sha = (await repository.git.revparse(['HEAD'])).trim();
-  if (timing) timing.started = performance.now();
+  if (timing) timing.started = Date.now();
   await repository.git.push('origin', 'main');
   const body = JSON.stringify({ ref: 'refs/heads/main', after: sha });
   const answer = await fetch(`${core.base}/api/v1/gitops/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}` }, body });
@@ -167,7 +176,8 @@ async function versionOfCommit(core: Core, sha: string): Promise<number> {
 }
 
 async function startEdges(core: Core, proxy: CoreProxy, dir: string): Promise<EdgeProcess[]> {
-  const env = { CDN_ENV: 'production', CDN_EDGE_CLEARANCE_SECRET: CLEARANCE_SECRET, CDN_EDGE_HEARTBEAT_SECONDS: '5' };
+  // At info, each worker logs "config activated" with the version: the arrival times.
+  const env = { CDN_ENV: 'production', CDN_EDGE_CLEARANCE_SECRET: CLEARANCE_SECRET, CDN_EDGE_HEARTBEAT_SECONDS: '5', CDN_LOG_LEVEL: 'info' };
   const nodeArgs = (process.env.BENCH_EDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return Promise.all(
     Array.from({ length: EDGES }, (_, n) =>
@@ -189,16 +199,16 @@ async function apiWrites(core: Core, edges: EdgeProcess[], proxy: CoreProxy, dom
   for (let round = 1; round <= CHANGES; round++) {
     const domainId = domainIds[round % domainIds.length];
     const bytesBefore = configBytes(proxy);
-    const started = performance.now();
+    const started = Date.now();
     const written = await core.api('POST', `/api/v1/domains/${domainId}/dns/records`, { type: 'A', name: `api-${round}`, content: '192.0.2.77', proxied: true });
     const change = written.headers.get('x-cdn-config-change');
     if (!change) throw new Error('the write carried no X-CDN-Config-Change');
-    rounds.push(await untilEveryEdgeServes(edges, started, versionOfChange(core, `change=${change}`)));
+    rounds.push(await untilEveryEdgeServes(core, edges, started, versionOfChange(core, `change=${change}`)));
     bytes.push(configBytes(proxy) - bytesBefore);
   }
   const cpuPerEdge = ((await edgesCpuSeconds(edges)) - cpuBefore) / CHANGES / edges.length;
   console.log(arrivalLines('API write', rounds));
-  console.log(`    CPU per edge (primary + worker) per change: ${(cpuPerEdge * 1000).toFixed(0)} ms, all included (applying it, heartbeats, the bench's /ready reads)`);
+  console.log(`    CPU per edge (primary + worker) per change: ${(cpuPerEdge * 1000).toFixed(0)} ms, all included (applying it, heartbeats)`);
   console.log(`  bytes one edge received per one-record change (config answers, gzip): ${summary(bytes, (value) => `${(value / KB).toFixed(2)} KB`)}`);
 }
 
@@ -207,7 +217,7 @@ async function gitPushes(core: Core, edges: EdgeProcess[], repository: Repositor
   for (let round = 1; round <= CHANGES; round++) {
     const timing = { started: 0 };
     const sha = await pushOneRecord(core, repository, round, timing);
-    rounds.push(await untilEveryEdgeServes(edges, timing.started, versionOfCommit(core, sha)));
+    rounds.push(await untilEveryEdgeServes(core, edges, timing.started, versionOfCommit(core, sha)));
   }
   console.log(arrivalLines('git push + webhook', rounds));
 }
@@ -258,7 +268,7 @@ async function run(domains: number): Promise<void> {
 
     // The GitOps controller takes the domain over (its first run), unmeasured.
     const taken = await versionOfCommit(core, await pushOneRecord(core, repository, 0));
-    await untilEveryEdgeServes(edges, performance.now(), Promise.resolve(taken));
+    await untilEveryEdgeServes(core, edges, Date.now(), Promise.resolve(taken));
 
     const load = () => loadavg()[0].toFixed(2);
     console.log(`  machine load (1-minute average) before the changes: ${load()}`);
@@ -279,6 +289,5 @@ async function run(domains: number): Promise<void> {
 try {
   for (const domains of DOMAIN_COUNTS) await run(domains);
 } finally {
-  readyAgent.destroy();
   await stopSharedServer();
 }

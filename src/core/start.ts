@@ -9,7 +9,7 @@ import { withDirectLane } from '../http/direct-lane.js';
 import { loadApiSchemas } from '../http/validation.js';
 import { ensureBootstrapAdmin } from '../features/admin/service.js';
 import { ensureBootstrapEdgeToken } from '../features/edges/tokens.js';
-import { startPublisher } from '../publish/publisher.js';
+import { ActiveSnapshotCache, startPublisher } from '../publish/publisher.js';
 import { startCanaryLoop } from '../features/rollout/canary-loop.js';
 import { BURST_TIMING } from '../publish/dirty.js';
 import { DnsSync } from '../publish/dns/dns-sync.js';
@@ -89,7 +89,8 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const gitops: { controller?: GitopsController } = {};
     const dns: { loop?: DnsSyncLoop } = {};
     await activeVersion.start();
-    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, activeVersion, gitops, dns };
+    const servedSnapshots = new ActiveSnapshotCache();
+    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, activeVersion, servedSnapshots, gitops, dns };
     const routes = coreRoutes(deps);
     const httpServer = createServer(withDirectLane(createApp(deps, routes), deps, routes));
     httpServer.keepAliveTimeout = 65000;
@@ -97,7 +98,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const url = `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${port}`;
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
     gitops.controller = startGitops(config, url, logger);
-    const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' }), { onConfigChange: (listener) => activeVersion.onConfigChange(listener) }) : async () => {};
+    const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' }), { onConfigChange: (listener) => activeVersion.onConfigChange(listener), onStored: (stored) => servedSnapshots.prime(stored) }) : async () => {};
     // The canary rollout's decisions (docs/rollout.md) run where the publisher does: they decide which published version edges get.
     const stopCanaryLoop = config.publishEnabled ? startCanaryLoop(connection.prisma, connection.pool, config.edgeHeartbeatFreshSeconds, logger.child({ component: 'canary-rollout' })) : async () => {};
     dns.loop = startDns(config, connection, logger.child({ component: 'dns-sync' }));

@@ -12,6 +12,7 @@ import { namesNow } from '../features/audit/target-names.js';
 import { gitopsSourceOf } from './gitops-source.js';
 import { markConfigDirty } from '../publish/dirty.js';
 import type { ActiveVersion } from '../publish/active-version.js';
+import type { ActiveSnapshotCache } from '../publish/publisher.js';
 import { verifyEdgeRequest } from '../features/edges/edge-auth.js';
 import { assertAllowed, resolveActor } from './auth.js';
 import { dashboardRouter } from './dashboard.js';
@@ -35,7 +36,8 @@ declare module 'express-serve-static-core' {
 
 /** Something the webhook and "reconcile now" can wake up: the in-core GitOps controller of `repo`, when one runs. */
 export type Triggerable = { readonly repo: string; trigger: (reason: 'webhook' | 'manual' | 'request') => void };
-export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; gitops?: { controller?: Triggerable }; dns?: { loop?: DnsSyncLoop } };
+/** `servedSnapshots`: the config pull's cache of served versions, shared with the publisher so a version it stores is served without a read back. */
+export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; servedSnapshots?: ActiveSnapshotCache; gitops?: { controller?: Triggerable }; dns?: { loop?: DnsSyncLoop } };
 
 /** The raw body of a request that has none. */
 export const EMPTY_BODY = Buffer.alloc(0);

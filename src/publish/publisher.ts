@@ -11,6 +11,8 @@ import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snap
 import { readSnapshotPayload } from './snapshot-payload.js';
 
 
+/** A version being stored: what the core that stores it serves without reading it back. */
+export type StoredVersion = { version: number; checksum: string; createdAt: Date; payload: Buffer };
 export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string };
 
 // The rollout's fleet and canary versions are kept whatever their age: edges are served them (docs/rollout.md).
@@ -26,16 +28,20 @@ async function pruneSnapshots(db: Db, active: number, keepLast: number, batchSiz
   }
 }
 
-type Stored = { version: number; built: BuiltSnapshot; seen: bigint; now: Date; source: string };
+type Stored = { version: number; built: BuiltSnapshot; seen: bigint; now: Date; source: string; onStored?: (stored: StoredVersion) => void };
 
 /**
  * Stores a version and activates it in one transaction (raw pg: tens of MiB go
  * through as one bytea parameter), moving the purges it carries to in_progress.
+ * `onStored` hears of the version before the commit, so it can be ready to serve it
+ * when edges hear of the commit; should the commit fail, the version number is
+ * stored again by the next publish, and heard of again.
  */
 async function storeSnapshot(client: pg.PoolClient, stored: Stored): Promise<void> {
   const { version, built, seen, now, source } = stored;
   await inTransaction(client, async () => {
-    await client.query('INSERT INTO config_snapshots (version, checksum, size_bytes, payload, source, domain_count, published_seq) VALUES ($1, $2, $3, $4, $5, $6, $7)', [version, built.checksum, built.body.length, built.body, source, built.domainCount, seen]);
+    const { rows } = await client.query<{ created_at: Date }>('INSERT INTO config_snapshots (version, checksum, size_bytes, payload, source, domain_count, published_seq) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at', [version, built.checksum, built.body.length, built.body, source, built.domainCount, seen]);
+    stored.onStored?.({ version, checksum: built.checksum, createdAt: rows[0].created_at, payload: built.body });
     await client.query('UPDATE publish_state SET active_version = $1, published_seq = $2, last_publish_at = $3, last_attempt_at = $3, last_error = NULL, publish_failures = 0, failing_since = NULL, retry_at = NULL, dirty_since = NULL, updated_at = now() WHERE id = 1', [version, seen, now]);
     await client.query("UPDATE purge_requests SET status = 'in_progress', config_version = $1, updated_at = now() WHERE id = ANY($2::text[]) AND status = 'queued'", [version, built.purgeIds]);
   });
@@ -47,7 +53,8 @@ export async function activeChecksum(db: Db, version: number | null): Promise<st
   return (await db.configSnapshot.findUnique({ where: { version }, select: { checksum: true } }))?.checksum;
 }
 
-type PublishOptions = { force?: boolean; source?: string; backoff?: PublishBackoff };
+/** `onStored`: hears of each version stored, before its commit (storeSnapshot). */
+type PublishOptions = { force?: boolean; source?: string; backoff?: PublishBackoff; onStored?: (stored: StoredVersion) => void };
 
 /**
  * Publishes a new snapshot when the config is dirty: one publisher at a time
@@ -67,7 +74,7 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
     // Checked under the lock: a replica that waited for it sees the failure the holder just recorded.
     if (!options.force && backingOff(state)) return { outcome: 'backing_off', version: state.active_version, detail: `retrying at ${state.retry_at!.toISOString()}` };
     try {
-      return await buildAndStore({ db, pool, client, config, defaults, source: options.source ?? 'publish', backoff }, state);
+      return await buildAndStore({ db, pool, client, config, defaults, source: options.source ?? 'publish', backoff, onStored: options.onStored }, state);
     } catch (error) {
       await recordPublishFailure(db, `publish failed: ${(error as Error).message}`, backoff).catch(() => undefined);
       throw error;
@@ -76,7 +83,7 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
 }
 
 type SeenState = { change_seq: bigint; active_version: number | null; dirty_since: Date | null };
-type Publishing = { db: Db; pool: pg.Pool; client: pg.PoolClient; config: Config; defaults: SnapshotDefaults; source: string; backoff: PublishBackoff };
+type Publishing = { db: Db; pool: pg.Pool; client: pg.PoolClient; config: Config; defaults: SnapshotDefaults; source: string; backoff: PublishBackoff; onStored?: (stored: StoredVersion) => void };
 
 // Builds the snapshot of the config as it stands and stores it, unless it is the active one or too large.
 async function buildAndStore(publishing: Publishing, state: SeenState): Promise<PublishResult> {
@@ -98,7 +105,7 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
     return { outcome: 'too_large', version: state.active_version, detail };
   }
   const version = (state.active_version ?? 0) + 1;
-  await storeSnapshot(client, { version, built, seen, now, source });
+  await storeSnapshot(client, { version, built, seen, now, source, onStored: publishing.onStored });
   await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
   return { outcome: 'published', version };
 }
@@ -106,11 +113,15 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
 /** `gzip()` compresses on first use: an edge that holds the previous version gets a delta, so a new version's whole body is often never asked for compressed. */
 type ServedSnapshot = { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: () => Promise<Buffer> };
 
+function servedOf(stored: StoredVersion): ServedSnapshot {
+  const { version, checksum, createdAt, payload } = stored;
+  const json = Buffer.concat([Buffer.from(`{"data":{"version":${version},"checksum":"${checksum}","created_at":${Math.floor(createdAt.getTime() / 1000)},"snapshot":`), payload, Buffer.from('}}')]);
+  return { version, checksum, createdAt, json, gzip: lazyGzip(json) };
+}
+
 async function loadServed(db: Db, version: number): Promise<ServedSnapshot | undefined> {
-  const [row, payload] = await Promise.all([db.configSnapshot.findUnique({ where: { version }, select: { version: true, checksum: true, created_at: true } }), readSnapshotPayload(db, version)]);
-  if (!row || !payload) return undefined;
-  const json = Buffer.concat([Buffer.from(`{"data":{"version":${row.version},"checksum":"${row.checksum}","created_at":${Math.floor(row.created_at.getTime() / 1000)},"snapshot":`), payload, Buffer.from('}}')]);
-  return { version: row.version, checksum: row.checksum, createdAt: row.created_at, json, gzip: lazyGzip(json) };
+  const [row, payload] = await Promise.all([db.configSnapshot.findUnique({ where: { version }, select: { checksum: true, created_at: true } }), readSnapshotPayload(db, version)]);
+  return row && payload ? servedOf({ version, checksum: row.checksum, createdAt: row.created_at, payload }) : undefined;
 }
 
 /** Versions kept loaded: the active one, and the fleet's while a canary version bakes (docs/rollout.md). */
@@ -129,14 +140,23 @@ export class ActiveSnapshotCache {
     let snapshot = this.loading.get(version);
     if (!snapshot) {
       snapshot = loadServed(db, version);
-      this.loading.set(version, snapshot);
-      for (const old of [...this.loading.keys()].sort((a, b) => b - a).slice(SERVED_VERSIONS_KEPT)) this.loading.delete(old);
+      this.keep(version, snapshot);
       snapshot.then(
         (loaded) => this.forgetUnless(version, loaded !== undefined),
         () => this.forgetUnless(version, false),
       );
     }
     return snapshot;
+  }
+
+  /** Serves a version this core is storing from the bytes it stores, without reading them back (a version number stored again replaces it). */
+  prime(stored: StoredVersion): void {
+    this.keep(stored.version, Promise.resolve(servedOf(stored)));
+  }
+
+  private keep(version: number, snapshot: Promise<ServedSnapshot | undefined>): void {
+    this.loading.set(version, snapshot);
+    for (const old of [...this.loading.keys()].sort((a, b) => b - a).slice(SERVED_VERSIONS_KEPT)) this.loading.delete(old);
   }
 
   // A failed or empty load is not cached, so the next pull tries again.
@@ -153,6 +173,8 @@ type PublisherOptions = {
   backoff?: PublishBackoff;
   /** Subscribes to the commits that mark the config dirty (ActiveVersion.onConfigChange). */
   onConfigChange?: (listener: () => void) => void;
+  /** Hears of each version this publisher stores, before its commit (the core's ActiveSnapshotCache.prime). */
+  onStored?: (stored: StoredVersion) => void;
 };
 
 /**
@@ -172,7 +194,7 @@ export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: 
     const state = await db.publishState.findUnique({ where: { id: 1 } });
     const dirty = !state || state.active_version === null || state.change_seq > state.published_seq;
     if (!dirty || (state && (!burstSettled(state, timing) || backingOff(state)))) return;
-    const result = await publishOnce(db, pool, config, defaults, { backoff });
+    const result = await publishOnce(db, pool, config, defaults, { backoff, onStored: options.onStored });
     if (result.outcome === 'published') logger.info({ version: result.version }, 'config snapshot published');
     else if (result.outcome === 'too_large') logger.error({ detail: result.detail }, 'config snapshot not published');
   };

@@ -6,7 +6,8 @@ import { migrate } from '../../src/db/migrator.js';
 import { transaction } from '../../src/db/sql.js';
 import { ActiveVersion } from '../../src/publish/active-version.js';
 import { markConfigDirty } from '../../src/publish/dirty.js';
-import { startPublisher } from '../../src/publish/publisher.js';
+import { startPublisher, type StoredVersion } from '../../src/publish/publisher.js';
+import { readSnapshotPayload } from '../../src/publish/snapshot-payload.js';
 import { createTestDatabase, dropTestDatabase } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 
@@ -24,6 +25,7 @@ describe('the publisher wakes at each commit that marks the config dirty', funct
   let active: ActiveVersion;
   let stopPublisher: () => Promise<void>;
   const wakes: number[] = [];
+  const stored: StoredVersion[] = [];
   const state = () => database.prisma.publishState.findUniqueOrThrow({ where: { id: 1 } });
 
   before(async () => {
@@ -33,7 +35,7 @@ describe('the publisher wakes at each commit that marks the config dirty', funct
     active = new ActiveVersion(database.pool, url, pino({ level: 'silent' }));
     await active.start();
     active.onConfigChange(() => wakes.push(Date.now()));
-    stopPublisher = startPublisher(database.prisma, database.pool, loadConfig({ DATABASE_URL: url }), DEFAULTS, pino({ level: 'silent' }), { timing: SLOW_TICK, onConfigChange: (listener) => active.onConfigChange(listener) });
+    stopPublisher = startPublisher(database.prisma, database.pool, loadConfig({ DATABASE_URL: url }), DEFAULTS, pino({ level: 'silent' }), { timing: SLOW_TICK, onConfigChange: (listener) => active.onConfigChange(listener), onStored: (version) => stored.push(version) });
   });
   after(async () => {
     await stopPublisher();
@@ -64,5 +66,10 @@ describe('the publisher wakes at each commit that marks the config dirty', funct
     }, 5000);
     expect(version).to.equal(published + 1);
     expect(Date.now() - started).to.be.below(1000);
+    // What the core serves without reading it back is what it stored.
+    const row = await database.prisma.configSnapshot.findUniqueOrThrow({ where: { version: version! }, select: { checksum: true, created_at: true } });
+    const told = stored.find((candidate) => candidate.version === version)!;
+    expect(told).to.deep.include({ checksum: row.checksum, createdAt: row.created_at });
+    expect(told.payload.equals((await readSnapshotPayload(database.prisma, version!))!)).to.equal(true);
   });
 });

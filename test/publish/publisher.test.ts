@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
 import { ActiveSnapshotCache, publishOnce } from '../../src/publish/publisher.js';
+import { readSnapshotPayload } from '../../src/publish/snapshot-payload.js';
 import { registerPool } from '../../src/db/sql.js';
 import { signedHeaders } from '../../src/shared/signing.js';
 import { TestCore, type Json } from '../support/core.js';
@@ -72,6 +73,17 @@ describe('config snapshots: publishing and the edge config pull', function () {
     expect(loads).to.equal(1);
     expect(new Set(served.map((snapshot) => snapshot?.version))).to.deep.equal(new Set([version]));
     expect(JSON.parse(gunzipSync(await served[0]!.gzip()).toString()).data.version).to.equal(version);
+  });
+
+  it('serves a version it was told of while storing it without reading it back, and the same answer a read gives', async () => {
+    const version = (await activeVersion())!;
+    const row = await core.db.configSnapshot.findUniqueOrThrow({ where: { version }, select: { checksum: true, created_at: true } });
+    const payload = (await readSnapshotPayload(core.db, version))!;
+    const primed = new ActiveSnapshotCache();
+    primed.prime({ version, checksum: row.checksum, createdAt: row.created_at, payload });
+    const unreadable = {} as typeof core.db;
+    const served = await primed.get(unreadable, version);
+    expect(served!.json.equals((await new ActiveSnapshotCache().get(core.db, version))!.json)).to.equal(true);
   });
 
   it('lets only one of two concurrent publishers store a version', async () => {

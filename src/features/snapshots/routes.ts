@@ -51,7 +51,7 @@ export function snapshotDefaults(deps: AppDeps): SnapshotDefaults {
 
 /** The signed config pull of edges, and the operator's snapshot list and rebuild. */
 export function snapshotRoutes(deps: AppDeps): Route[] {
-  const active = new ActiveSnapshotCache();
+  const active = deps.servedSnapshots ?? new ActiveSnapshotCache();
   const deltas = new SnapshotDeltas();
   const defaults = snapshotDefaults(deps);
   return [
