@@ -115,9 +115,12 @@ function activatedAt(edge: EdgeProcess, version: number): number | undefined {
 async function untilEveryEdgeServes(core: Core, edges: EdgeProcess[], started: number, target: Promise<number>): Promise<Arrivals> {
   const version = await target;
   const published = await poll(`the core to log version ${version} published`, async () => core.publishedAt.get(version));
-  const arrivals = await Promise.all(edges.map((edge) => poll(`edge ${edge.port} to serve version ${version}`, async () => activatedAt(edge, version))));
+  const arrivals = await everyEdgeServing(edges, version);
   return { published: published - started, edges: arrivals.map((arrival) => arrival - started) };
 }
+
+/** When each edge's worker activated `version` or a later one (ms since the epoch), once all have. */
+const everyEdgeServing = (edges: EdgeProcess[], version: number) => Promise.all(edges.map((edge) => poll(`edge ${edge.port} to serve version ${version}`, async () => activatedAt(edge, version))));
 
 /** p50/p95 of the rounds' publish, first edge and last edge. */
 function arrivalLines(label: string, rounds: Arrivals[]): string {
@@ -267,8 +270,7 @@ async function run(domains: number): Promise<void> {
     console.log(`${domains.toLocaleString('en')} domains: ${EDGES} edges serve version ${loaded} ${((performance.now() - starting) / 1000).toFixed(1)} s after they started`);
 
     // The GitOps controller takes the domain over (its first run), unmeasured.
-    const taken = await versionOfCommit(core, await pushOneRecord(core, repository, 0));
-    await untilEveryEdgeServes(core, edges, Date.now(), Promise.resolve(taken));
+    await everyEdgeServing(edges, await versionOfCommit(core, await pushOneRecord(core, repository, 0)));
 
     const load = () => loadavg()[0].toFixed(2);
     console.log(`  machine load (1-minute average) before the changes: ${load()}`);
