@@ -52,13 +52,16 @@ const GITOPS_DOMAIN = onboardDomain(1);
 const SERVE_TIMEOUT_MS = 120_000;
 const KB = 1024;
 
-/** `publishedAt`: when the core logged each version it published (ms since the epoch). */
-type Core = CoreProcess & { api: (method: string, path: string, body?: unknown) => Promise<{ data: any; headers: Headers }>; publishedAt: Map<number, number> };
+/** `publishedAt`: when the core logged each version it published (ms since the epoch), and how long its build and store took. */
+type Core = CoreProcess & { api: (method: string, path: string, body?: unknown) => Promise<{ data: any; headers: Headers }>; publishedAt: Map<number, number>; publishTimings: Map<number, { build: number; store: number }> };
 
 async function coreWithApi(url: string, env: Record<string, string>): Promise<Core> {
   const publishedAt = new Map<number, number>();
+  const publishTimings = new Map<number, { build: number; store: number }>();
   const core = await startCoreProcess(url, env, (entry) => {
-    if (entry.msg === 'config snapshot published' && typeof entry.version === 'number') publishedAt.set(entry.version, entry.time!);
+    if (entry.msg !== 'config snapshot published' || typeof entry.version !== 'number') return;
+    publishedAt.set(entry.version, entry.time!);
+    publishTimings.set(entry.version, { build: entry.build_ms as number, store: entry.store_ms as number });
   });
   const api = async (method: string, pathWithQuery: string, body?: unknown) => {
     const response = await fetch(`${core.base}${pathWithQuery}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -66,7 +69,7 @@ async function coreWithApi(url: string, env: Record<string, string>): Promise<Co
     if (response.status >= 300) throw new Error(`${method} ${pathWithQuery} answered ${response.status}: ${text.slice(0, 300)}`);
     return { data: JSON.parse(text).data, headers: response.headers };
   };
-  return { ...core, api, publishedAt };
+  return { ...core, api, publishedAt, publishTimings };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -88,7 +91,7 @@ async function poll<T>(what: string, check: () => Promise<T | undefined>): Promi
   }
 }
 
-type Arrivals = { published: number; edges: number[] };
+type Arrivals = { version: number; published: number; edges: number[] };
 
 /** Each edge's worker activations, read from its output as it grows: version → when (ms since the epoch). */
 const activations = new Map<EdgeProcess, { read: number; at: Map<number, number> }>();
@@ -116,17 +119,19 @@ async function untilEveryEdgeServes(core: Core, edges: EdgeProcess[], started: n
   const version = await target;
   const published = await poll(`the core to log version ${version} published`, async () => core.publishedAt.get(version));
   const arrivals = await everyEdgeServing(edges, version);
-  return { published: published - started, edges: arrivals.map((arrival) => arrival - started) };
+  return { version, published: published - started, edges: arrivals.map((arrival) => arrival - started) };
 }
 
 /** When each edge's worker activated `version` or a later one (ms since the epoch), once all have. */
 const everyEdgeServing = (edges: EdgeProcess[], version: number) => Promise.all(edges.map((edge) => poll(`edge ${edge.port} to serve version ${version}`, async () => activatedAt(edge, version))));
 
-/** p50/p95 of the rounds' publish, first edge and last edge. */
-function arrivalLines(label: string, rounds: Arrivals[]): string {
+/** p50/p95 of the rounds' publish, first edge and last edge, and of the publisher's build and store. */
+function arrivalLines(core: Core, label: string, rounds: Arrivals[]): string {
+  const timings = rounds.map((round) => core.publishTimings.get(round.version)!);
   return [
     `  ${label} → every edge serving it (${rounds.length} changes): ${summary(rounds.map((round) => Math.max(...round.edges)))}`,
     `    → the version published (the core's log): ${summary(rounds.map((round) => round.published))}; → the first edge: ${summary(rounds.map((round) => Math.min(...round.edges)))}`,
+    `    the publisher's build: ${summary(timings.map((timing) => timing.build))}; its store: ${summary(timings.map((timing) => timing.store))}`,
   ].join('\n');
 }
 
@@ -210,7 +215,7 @@ async function apiWrites(core: Core, edges: EdgeProcess[], proxy: CoreProxy, dom
     bytes.push(configBytes(proxy) - bytesBefore);
   }
   const cpuPerEdge = ((await edgesCpuSeconds(edges)) - cpuBefore) / CHANGES / edges.length;
-  console.log(arrivalLines('API write', rounds));
+  console.log(arrivalLines(core, 'API write', rounds));
   console.log(`    CPU per edge (primary + worker) per change: ${(cpuPerEdge * 1000).toFixed(0)} ms, all included (applying it, heartbeats)`);
   console.log(`  bytes one edge received per one-record change (config answers, gzip): ${summary(bytes, (value) => `${(value / KB).toFixed(2)} KB`)}`);
 }
@@ -222,7 +227,7 @@ async function gitPushes(core: Core, edges: EdgeProcess[], repository: Repositor
     const sha = await pushOneRecord(core, repository, round, timing);
     rounds.push(await untilEveryEdgeServes(core, edges, timing.started, versionOfCommit(core, sha)));
   }
-  console.log(arrivalLines('git push + webhook', rounds));
+  console.log(arrivalLines(core, 'git push + webhook', rounds));
 }
 
 /** The core's own count of pool edges serving the latest version, once it says converged. */

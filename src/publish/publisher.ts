@@ -13,7 +13,8 @@ import { readSnapshotPayload } from './snapshot-payload.js';
 
 /** A version being stored: what the core that stores it serves without reading it back. */
 export type StoredVersion = { version: number; checksum: string; createdAt: Date; payload: Buffer };
-export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string };
+/** `timings`: how long a publish that stored a version took to build it and to store it (ms). */
+export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string; timings?: { build_ms: number; store_ms: number } };
 
 // The rollout's fleet and canary versions are kept whatever their age: edges are served them (docs/rollout.md).
 async function pruneSnapshots(db: Db, active: number, keepLast: number, batchSize: number): Promise<void> {
@@ -90,7 +91,9 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
   const { db, pool, client, config, defaults, source, backoff } = publishing;
   const seen = state.change_seq;
   const now = new Date();
+  const started = performance.now();
   const built = await buildSnapshot(db, pool, config, defaults);
+  const builtAt = performance.now();
   // Even a forced rebuild stores nothing when the content is the active one: a new version would make every edge download it again.
   // The configuration as it stands is then published, so an earlier failure (too large) is over.
   if ((await activeChecksum(db, state.active_version)) === built.checksum) {
@@ -106,8 +109,9 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
   }
   const version = (state.active_version ?? 0) + 1;
   await storeSnapshot(client, { version, built, seen, now, source, onStored: publishing.onStored });
+  const timings = { build_ms: Math.round(builtAt - started), store_ms: Math.round(performance.now() - builtAt) };
   await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
-  return { outcome: 'published', version };
+  return { outcome: 'published', version, timings };
 }
 
 /** `gzip()` compresses on first use: an edge that holds the previous version gets a delta, so a new version's whole body is often never asked for compressed. */
@@ -195,7 +199,7 @@ export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: 
     const dirty = !state || state.active_version === null || state.change_seq > state.published_seq;
     if (!dirty || (state && (!burstSettled(state, timing) || backingOff(state)))) return;
     const result = await publishOnce(db, pool, config, defaults, { backoff, onStored: options.onStored });
-    if (result.outcome === 'published') logger.info({ version: result.version }, 'config snapshot published');
+    if (result.outcome === 'published') logger.info({ version: result.version, ...result.timings }, 'config snapshot published');
     else if (result.outcome === 'too_large') logger.error({ detail: result.detail }, 'config snapshot not published');
   };
   // A wake-up during a tick runs another once it ends; an interval tick then is skipped.
