@@ -2,7 +2,9 @@
 // domains (default 10,000) of bench:onboard's shape (8 DNS records, 4 of them proxied, and 2 origins
 // each), loaded straight into a fresh database. Prints the first build, then for BENCH_CHANGE_ROUNDS
 // one-record changes (default 5) the build and the build + store (publishOnce) of the changed config,
-// and the size of the delta from the previous version an edge would download (uncompressed and gzipped).
+// the size of the delta from the previous version an edge would download (uncompressed and gzipped),
+// and what applying it costs an edge: the agent's checks of the rebuilt snapshot (checkDeltaAnswer)
+// and a worker's patch of its compiled config (patchActiveConfig).
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import pino from 'pino';
@@ -11,6 +13,9 @@ import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrator.js';
 import { publishOnce } from '../src/publish/publisher.js';
 import { buildSnapshot } from '../src/publish/snapshot-builder.js';
+import { checkDeltaAnswer } from '../src/edge/agent/delta-check.js';
+import { checkConfigAnswer, type PulledSnapshot } from '../src/edge/agent/snapshot-check.js';
+import { compileActiveConfig, patchActiveConfig, type ActiveConfig } from '../src/edge/config/active-config.js';
 import { snapshotParts, writeDelta } from '../src/shared/snapshot-delta.js';
 import { insertOnboardDomains } from '../test/support/onboard-domains.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
@@ -32,6 +37,21 @@ async function changeOneRecord(pool: pg.Pool, round: number): Promise<void> {
   await pool.query(`INSERT INTO dns_records (domain_id, type, name, content, content_digest, proxied, updated_at) SELECT id, 'A', $1, '192.0.2.99', encode(sha256(convert_to('192.0.2.99', 'UTF8')), 'hex'), true, now() FROM domains WHERE domain = 'onboard-4242.example'`, [name]);
 }
 
+const EDGE_MAX_BYTES = 64 * 1024 * 1024;
+const answer = (version: number, checksum: string, key: 'snapshot' | 'delta', bytes: Buffer) => Buffer.concat([Buffer.from(`{"data":{"version":${version},"checksum":"${checksum}","created_at":0,"${key}":`), bytes, Buffer.from('}}')]);
+
+/** An edge holding `pulled` compiled as `active` applies `delta` to version `version`: the agent's and a worker's milliseconds. */
+function applyAtEdge(edge: { pulled: PulledSnapshot; active: ActiveConfig }, version: number, checksum: string, delta: Buffer): { agentMs: number; workerMs: number } {
+  let started = performance.now();
+  const check = checkDeltaAnswer(answer(version, checksum, 'delta', delta), edge.pulled, EDGE_MAX_BYTES);
+  const agentMs = performance.now() - started;
+  if (check?.kind !== 'snapshot' || !check.pulled.change) throw new Error(`the edge refused the delta: ${JSON.stringify(check)}`);
+  started = performance.now();
+  edge.active = patchActiveConfig(edge.active, check.pulled.change, version, checksum);
+  edge.pulled = check.pulled;
+  return { agentMs, workerMs: performance.now() - started };
+}
+
 const url = await createTestDatabase();
 try {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
@@ -45,6 +65,9 @@ try {
   console.log(`${DOMAINS} domains: first build ${(performance.now() - started).toFixed(0)} ms, ${(first.body.length / 1048576).toFixed(2)} MiB`);
   console.log(`  first publish: ${(await publishOnce(database.prisma, database.pool, config, DEFAULTS, { force: true })).outcome}`);
   let previous = first;
+  const downloaded = checkConfigAnswer(answer(0, first.checksum, 'snapshot', first.body), EDGE_MAX_BYTES);
+  if (downloaded.kind !== 'snapshot') throw new Error(`the edge refused the first snapshot: ${JSON.stringify(downloaded)}`);
+  const edge = { pulled: downloaded.pulled, active: compileActiveConfig(downloaded.pulled.snapshot, 0, first.checksum) };
   for (let round = 1; round <= ROUNDS; round++) {
     await changeOneRecord(pool, round);
     started = performance.now();
@@ -54,9 +77,10 @@ try {
     const result = await publishOnce(database.prisma, database.pool, config, DEFAULTS, { force: true });
     const storeMs = performance.now() - started;
     started = performance.now();
-    const delta = writeDelta(snapshotParts(previous.body), snapshotParts(built.body), round, previous.checksum)!;
+    const delta = writeDelta(snapshotParts(previous.body), snapshotParts(built.body), round - 1, previous.checksum)!;
     const deltaMs = performance.now() - started;
-    console.log(`  one-record change ${round}: build ${buildMs.toFixed(0)} ms (${built.domainsSerialized} domain serialized); build + store ${storeMs.toFixed(0)} ms (${result.outcome} v${result.version}); delta ${delta.length} bytes, ${gzipSync(delta).length} gzipped, written in ${deltaMs.toFixed(0)} ms`);
+    const applied = applyAtEdge(edge, round, built.checksum, delta);
+    console.log(`  one-record change ${round}: build ${buildMs.toFixed(0)} ms (${built.domainsSerialized} domain serialized); build + store ${storeMs.toFixed(0)} ms (${result.outcome} v${result.version}); delta ${delta.length} bytes, ${gzipSync(delta).length} gzipped, written in ${deltaMs.toFixed(0)} ms; applied by an edge in ${applied.agentMs.toFixed(1)} ms (agent) + ${applied.workerMs.toFixed(1)} ms (worker)`);
     previous = built;
   }
   await database.close();
