@@ -142,7 +142,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
       config: status.config as unknown as Record<string, unknown>,
       heartbeat: status.heartbeat as unknown as Record<string, unknown>,
       telemetry: {
-        usage: { ...usage, drops: usage.drops + workerDrops.usage, requests: usageTally.requests, client_ip_rate: usageTally.requests ? usageTally.with_client_ip / usageTally.requests : null },
+        usage: { ...usage, drops: usage.drops + workerDrops.usage, requests: usageTally.requests, client_ip_rate: usageTally.requests ? Math.round((usageTally.with_client_ip / usageTally.requests) * 10000) / 10000 : null },
         security: { ...security, drops: security.drops + workerDrops.security },
         origin_health: { ...origin_health, drops: origin_health.drops + workerDrops.observations },
       },

@@ -76,5 +76,7 @@ describe('cdn edge usage totals at saturation', function () {
     expect(totals.top_countries, 'countries (no GeoIP database: unknown)').to.deep.equal([{ country: 'unknown', requests }]);
     expect(ready.telemetry.usage.drops, `the queue was full and detail was folded: ${detail}`).to.be.greaterThan(0);
     expect(ready.telemetry.usage.lost_requests, detail).to.equal(0);
+    expect(ready.telemetry.usage.requests, 'the requests /ready says the workers counted').to.equal(requests);
+    expect(ready.telemetry.usage.client_ip_rate, 'the share of requests whose event kept the client address').to.be.within(0, 1);
   });
 });
