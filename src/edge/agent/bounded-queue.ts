@@ -5,6 +5,9 @@
 /** Numbers an edge's /ready shows for one queue. */
 export type QueueStatus = { depth: number; bytes: number; drops: number; max_items: number; max_bytes: number };
 
+/** What a shipper takes its batches from: a BoundedQueue, or the usage queue built on one (usage-queue.ts). */
+export type TelemetryQueue<T> = Pick<BoundedQueue<T>, 'takeBatch' | 'depth' | 'bytes' | 'drops'>;
+
 /** A FIFO of at most `maxItems` items and `maxBytes` bytes (as the pusher sizes them). */
 export class BoundedQueue<T> {
   private items: { item: T; size: number }[] = [];

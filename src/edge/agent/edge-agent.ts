@@ -17,6 +17,7 @@ import type { PulledSnapshot } from './snapshot-check.js';
 import { serializedSize, type OriginObservation, type SecurityEvent, type UsageEvent } from './telemetry-items.js';
 import { TelemetryShipper, type Batch, type ShipperStatus } from './telemetry-shipper.js';
 import { takeSpool, writeSpool } from './telemetry-spool.js';
+import { UsageQueue } from './usage-queue.js';
 import { VersionCounters, type VersionCount } from './version-counters.js';
 
 type AgentConfig = Pick<
@@ -55,7 +56,8 @@ export type EdgeAgentStatus = {
   edge_id: string;
   config: ConfigSyncStatus;
   heartbeat: HeartbeatStatus;
-  telemetry: { usage: ShipperStatus; security: ShipperStatus; origin_health: ShipperStatus };
+  /** Usage `drops` are requests whose detail was folded into per-minute totals; `lost_requests` those not even the totals could take. */
+  telemetry: { usage: ShipperStatus & { lost_requests: number }; security: ShipperStatus; origin_health: ShipperStatus };
   purges: { pending_acks: number; pending_failures: number };
 };
 
@@ -93,7 +95,7 @@ export class EdgeAgent extends EventEmitter {
   private readonly sync: ConfigSync;
   private readonly certificateKeys: CertificateKeyStore;
   private readonly heartbeat: EdgeHeartbeat;
-  private readonly queues: { usage: BoundedQueue<UsageEvent>; security: BoundedQueue<SecurityEvent>; originHealth: BoundedQueue<OriginObservation> };
+  private readonly queues: { usage: UsageQueue; security: BoundedQueue<SecurityEvent>; originHealth: BoundedQueue<OriginObservation> };
   private readonly shippers: TelemetryShipper<unknown>[];
   private readonly shipperOf: { usage: TelemetryShipper<UsageEvent>; security: TelemetryShipper<SecurityEvent>; originHealth: TelemetryShipper<OriginObservation> };
   private readonly pendingAcks = new Set<string>();
@@ -122,7 +124,7 @@ export class EdgeAgent extends EventEmitter {
       logger,
     });
     const queue = <T>() => new BoundedQueue<T>(config.edgeTelemetryQueueMaxItems, config.edgeTelemetryQueueMaxBytes);
-    this.queues = { usage: queue(), security: queue(), originHealth: queue() };
+    this.queues = { usage: new UsageQueue(config.edgeTelemetryQueueMaxItems, config.edgeTelemetryQueueMaxBytes), security: queue(), originHealth: queue() };
     const common = { client: this.client, batchSize: config.edgeTelemetryBatchSize, flushSeconds: config.edgeTelemetryFlushSeconds, logger };
     this.shipperOf = {
       usage: new TelemetryShipper({ ...common, path: '/api/v1/collector/usage', field: 'events', queue: this.queues.usage, idempotent: true }),
@@ -174,9 +176,11 @@ export class EdgeAgent extends EventEmitter {
     return this.sync.current();
   }
 
-  /** Queues usage events; returns how many were kept (the rest are counted as drops). */
+  /** Queues usage events; returns how many were queued whole (the rest are folded into per-minute totals, their detail counted as drops). */
   enqueueUsage(events: readonly UsageEvent[]): number {
-    return enqueue(this.queues.usage, events);
+    let queued = 0;
+    for (const event of events) if (this.queues.usage.push(event)) queued++;
+    return queued;
   }
 
   /** Adds the workers' per-version request counts, reported in the heartbeat (docs/rollout.md). */
@@ -215,7 +219,7 @@ export class EdgeAgent extends EventEmitter {
       edge_id: this.edgeId,
       config: this.sync.status(),
       heartbeat: this.heartbeat.status(),
-      telemetry: { usage: this.shipperOf.usage.status(), security: this.shipperOf.security.status(), origin_health: this.shipperOf.originHealth.status() },
+      telemetry: { usage: { ...this.shipperOf.usage.status(), lost_requests: this.queues.usage.lostRequests }, security: this.shipperOf.security.status(), origin_health: this.shipperOf.originHealth.status() },
       purges: { pending_acks: this.pendingAcks.size, pending_failures: this.pendingFailures.size },
     };
   }

@@ -2,16 +2,21 @@
 // (schemas/api/usage-event.json, security-event.json, origin-health-observation.json).
 // Times are unix seconds. The core checks each item on its own and reports refusals.
 
+/** `count` requests alike in every field (1 when absent); `bytes` is their sum. */
 export type UsageEvent = {
   domain: string;
   path: string;
   status: number;
   bytes: number;
+  count?: number;
   cache_status: string;
   timestamp: number;
   client_country?: string | null;
   client_ip?: string | null;
 };
+
+/** The path of a usage event whose requests' own paths were not kept (docs/edge-agent.md, "Usage counts"). */
+export const OTHER_PATHS = '/(other)';
 
 export type SecurityEvent = {
   domain: string;

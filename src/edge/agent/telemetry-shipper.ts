@@ -5,7 +5,7 @@
 // dropped and counted, so one poison batch cannot stall the queue.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { BoundedQueue } from './bounded-queue.js';
+import type { TelemetryQueue } from './bounded-queue.js';
 import { describeAnswer, oneLine, type CoreAnswer, type CoreClient } from './core-client.js';
 
 export type CollectorPath = '/api/v1/collector/usage' | '/api/v1/collector/security-events' | '/api/v1/collector/origin-health';
@@ -14,7 +14,7 @@ export type TelemetryShipperOptions<T> = {
   client: CoreClient;
   path: CollectorPath;
   field: 'events' | 'observations';
-  queue: BoundedQueue<T>;
+  queue: TelemetryQueue<T>;
   batchSize: number;
   flushSeconds: number;
   /** Whether batches carry an idempotency_key (usage and security events do; origin health has no such field). */
@@ -50,7 +50,7 @@ const REJECTION_LOG_EVERY_MS = 60_000;
 /** Statuses that say "not now" rather than "never": the batch is retried. */
 const RETRY_STATUSES = new Set([401, 408, 429]);
 
-/** Ships a BoundedQueue to a collector endpoint every flushSeconds, with retries and backoff. */
+/** Ships a telemetry queue to a collector endpoint every flushSeconds, with retries and backoff. */
 export class TelemetryShipper<T> {
   private readonly pending: Batch<T>[] = [];
   private readonly counters = { sent: 0, rejected: 0, rejected_batches: 0, failures: 0 };

@@ -6,10 +6,9 @@ const MAX_USER_AGENT = 1024;
 
 /** Where the log phase puts what it reports (the worker's bounded telemetry buffers). */
 export type TelemetrySink = {
-  /** False when the usage queue has no room: the event is then not built at all (the sink counts the drop). */
-  acceptsUsage(): boolean;
   /** Counts the request for its config version (canary rollout, docs/rollout.md); never dropped. */
   countVersion(version: number, status: number, originFailed: boolean): void;
+  /** Counts the request's usage (aggregated with alike requests); never dropped. */
   usage(event: UsageEvent): void;
   security(event: SecurityEvent): void;
 };
@@ -31,7 +30,7 @@ export function createLogPhase(sink: TelemetrySink): (ctx: RequestContext) => vo
     const path = boundedPath(ctx.path);
     const status = ctx.tunnelStatus ?? (ctx.res.headersSent ? ctx.res.statusCode : 499);
     sink.countVersion(ctx.config.version, status, ctx.originFailed);
-    if (sink.acceptsUsage()) sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: ctx.cacheStatus.toLowerCase(), timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
+    sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: ctx.cacheStatus.toLowerCase(), timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
     for (const finding of ctx.findings) {
       const userAgent = ctx.req.headers['user-agent'];
       sink.security({

@@ -42,6 +42,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
   const aliveWorkers = () => Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected()).length;
   const agent = new EdgeAgent({ config, logger, healthy: () => current !== undefined && aliveWorkers() > 0 });
   const workerDrops = { usage: 0, security: 0, observations: 0 };
+  const usageTally = { requests: 0, with_client_ip: 0 };
   const purges = new PurgeCoordinator(config.edgeDataDir);
   const disk = new DiskCacheIndex(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes);
   const sweeper = new InvalidationSweeper(disk, {
@@ -131,7 +132,8 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     await agent.beatNow();
   }
 
-  // Drops in the workers' buffers count as drops of the queue they were meant for.
+  // Drops in the workers' buffers count as drops of the queue they were meant for (for usage: requests
+  // counted without their path). client_ip_rate is the share of requests whose event kept the address.
   function statusView(): AgentStatusView {
     const status = agent.status();
     const { usage, security, origin_health } = status.telemetry;
@@ -140,7 +142,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
       config: status.config as unknown as Record<string, unknown>,
       heartbeat: status.heartbeat as unknown as Record<string, unknown>,
       telemetry: {
-        usage: { ...usage, drops: usage.drops + workerDrops.usage },
+        usage: { ...usage, drops: usage.drops + workerDrops.usage, requests: usageTally.requests, client_ip_rate: usageTally.requests ? Math.round((usageTally.with_client_ip / usageTally.requests) * 10000) / 10000 : null },
         security: { ...security, drops: security.drops + workerDrops.security },
         origin_health: { ...origin_health, drops: origin_health.drops + workerDrops.observations },
       },
@@ -172,6 +174,8 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
         if (message.security.length) agent.enqueueSecurity(message.security);
         if (message.observations.length) agent.enqueueObservations(message.observations);
         workerDrops.usage += message.dropped.usage;
+        usageTally.requests += message.usageTally.requests;
+        usageTally.with_client_ip += message.usageTally.with_client_ip;
         workerDrops.security += message.dropped.security;
         workerDrops.observations += message.dropped.observations;
         for (const stored of message.stored) disk.noteStored(stored.file, stored.size, stored.resource);

@@ -18,6 +18,7 @@ import type { OriginObservation, SecurityEvent, UsageEvent } from '../agent/tele
 import type { OriginObservation as ProbeObservation } from '../origin/observation.js';
 import type { Invalidation } from '../cache/invalidation-log.js';
 import type { StoredFile } from '../cache/disk-spool.js';
+import type { UsageTally } from './usage-aggregator.js';
 import type { VersionCount } from '../agent/version-counters.js';
 import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 import type { SnapshotChange } from '../config/active-config.js';
@@ -49,8 +50,11 @@ export type ToPrimary =
   | {
       t: 'telemetry';
       usage: UsageEvent[];
+      /** Every request the usage events count, and how many kept their client address (the sampling rate /ready shows). */
+      usageTally: UsageTally;
       security: SecurityEvent[];
       observations: OriginObservation[];
+      /** Usage: requests counted without their path (detail lost, never the request); the others: items dropped. */
       dropped: { usage: number; security: number; observations: number };
       stored: StoredFile[];
       /** Requests per config version since the last message (docs/rollout.md). */

@@ -60,10 +60,10 @@ export async function cacheAnalytics(db: Db, window: Window, domainId?: string) 
 }
 
 // Requests of one domain by the visitor's country, from its raw events (index domain_id, occurred_at;
-// kept CDN_ANALYTICS_RETENTION_DAYS): the aggregates have no country.
+// kept CDN_ANALYTICS_RETENTION_DAYS): the aggregates have no country. An event stands for `count` requests.
 async function topCountries(db: Db, window: Window, domainId: string) {
   const rows = await db.$queryRaw<{ country: string | null; requests: bigint }[]>`
-    SELECT client_country AS country, count(*)::bigint AS requests FROM usage_events
+    SELECT client_country AS country, sum(count)::bigint AS requests FROM usage_events
     WHERE domain_id = ${domainId} AND occurred_at >= ${window.from} AND occurred_at < ${window.to}
     GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`;
   return rows.map((row) => ({ country: row.country ?? 'unknown', requests: Number(row.requests) }));
@@ -84,7 +84,8 @@ export async function usageSummary(db: Db, window: Window, domainId?: string) {
 /**
  * Rebuilds aggregates of the given bucket sizes (default all three) from the raw
  * usage events, for one domain or all. Only buckets from the oldest raw event on
- * are replaced, so aggregates older than the raw-event retention survive.
+ * are replaced, so aggregates older than the raw-event retention survive. Each bucket
+ * answers the raw events it read and the requests they stand for (their `count`).
  */
 export async function recalculateUsage(db: Db, buckets: Bucket[], domainId?: string) {
   const domainFilter = domainId ? Prisma.sql`AND domain_id = ${domainId}` : Prisma.empty;
@@ -94,20 +95,21 @@ export async function recalculateUsage(db: Db, buckets: Bucket[], domainId?: str
     const [{ since }] = await db.$queryRaw<{ since: Date | null }[]>`
       SELECT date_trunc(${bucket}, min(occurred_at)) AS since FROM usage_events WHERE domain_id IS NOT NULL ${domainFilter}`;
     if (!since) {
-      results.push({ bucket, rows: 0, events: 0, since: null });
+      results.push({ bucket, rows: 0, events: 0, requests: 0, since: null });
       continue;
     }
     await db.$executeRaw`DELETE FROM usage_aggregates WHERE bucket = ${bucket}::"UsageBucket" AND bucket_start >= ${since} ${domainFilter}`;
     const rows = await db.$executeRaw`
       INSERT INTO usage_aggregates (bucket, bucket_start, domain_id, requests, bytes, cached_requests, cached_bytes, status_2xx, status_3xx, status_4xx, status_5xx, updated_at)
-      SELECT ${bucket}::"UsageBucket", date_trunc(${bucket}, occurred_at), domain_id, count(*), sum(bytes),
-             count(*) FILTER (WHERE lower(cache_status) IN (${cached})), coalesce(sum(bytes) FILTER (WHERE lower(cache_status) IN (${cached})), 0),
-             count(*) FILTER (WHERE status BETWEEN 200 AND 299), count(*) FILTER (WHERE status BETWEEN 300 AND 399),
-             count(*) FILTER (WHERE status BETWEEN 400 AND 499), count(*) FILTER (WHERE status >= 500), now()
+      SELECT ${bucket}::"UsageBucket", date_trunc(${bucket}, occurred_at), domain_id, sum(count), sum(bytes),
+             coalesce(sum(count) FILTER (WHERE lower(cache_status) IN (${cached})), 0), coalesce(sum(bytes) FILTER (WHERE lower(cache_status) IN (${cached})), 0),
+             coalesce(sum(count) FILTER (WHERE status BETWEEN 200 AND 299), 0), coalesce(sum(count) FILTER (WHERE status BETWEEN 300 AND 399), 0),
+             coalesce(sum(count) FILTER (WHERE status BETWEEN 400 AND 499), 0), coalesce(sum(count) FILTER (WHERE status >= 500), 0), now()
       FROM usage_events WHERE domain_id IS NOT NULL ${domainFilter}
       GROUP BY 2, 3`;
-    const [{ events }] = await db.$queryRaw<{ events: bigint }[]>`SELECT count(*)::bigint AS events FROM usage_events WHERE domain_id IS NOT NULL ${domainFilter}`;
-    results.push({ bucket, rows, events: Number(events), since: unixSeconds(since) });
+    const [{ events, requests }] = await db.$queryRaw<{ events: bigint; requests: bigint }[]>`
+      SELECT count(*)::bigint AS events, coalesce(sum(count), 0)::bigint AS requests FROM usage_events WHERE domain_id IS NOT NULL ${domainFilter}`;
+    results.push({ bucket, rows, events: Number(events), requests: Number(requests), since: unixSeconds(since) });
   }
   return { domain_id: domainId ?? null, buckets: results };
 }

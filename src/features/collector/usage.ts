@@ -6,7 +6,8 @@ import { storedClientIp, type ClientIpPolicy } from './client-ip.js';
 import { apexCandidates, domainOfHosts } from './domain-lookup.js';
 import { checkItems, type Rejection } from './item-checks.js';
 
-export type UsageEvent = { domain: string; path: string; status: number; bytes: number; cache_status: string; timestamp: number; client_country?: string | null; client_ip?: string | null };
+/** `count`: the requests the event stands for (1 when absent), `bytes` their sum. */
+export type UsageEvent = { domain: string; path: string; status: number; bytes: number; count?: number; cache_status: string; timestamp: number; client_country?: string | null; client_ip?: string | null };
 type Stored = UsageEvent & { domain_id: string | null };
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
@@ -19,10 +20,10 @@ const CACHED = new Set<string>(CACHED_STATUSES);
 
 // Column arrays, one statement per batch (unnest), instead of a row per statement.
 const INSERT_EVENTS = `
-  INSERT INTO usage_events (domain_id, domain, edge_id, path, status, bytes, cache_status, client_country, client_ip, occurred_at)
-  SELECT domain_id, domain, $1, path, status, bytes, cache_status, client_country, client_ip, to_timestamp(seconds)
-  FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::float8[])
-    AS event(domain_id, domain, path, status, bytes, cache_status, client_country, client_ip, seconds)`;
+  INSERT INTO usage_events (domain_id, domain, edge_id, path, status, bytes, count, cache_status, client_country, client_ip, occurred_at)
+  SELECT domain_id, domain, $1, path, status, bytes, count, cache_status, client_country, client_ip, to_timestamp(seconds)
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::float8[])
+    AS event(domain_id, domain, path, status, bytes, count, cache_status, client_country, client_ip, seconds)`;
 
 const ADD_TO_AGGREGATES = `
   INSERT INTO usage_aggregates (bucket, bucket_start, domain_id, requests, bytes, cached_requests, cached_bytes, status_2xx, status_3xx, status_4xx, status_5xx, updated_at)
@@ -42,7 +43,8 @@ async function domainIds(db: Queryable, hosts: string[]): Promise<Map<string, st
   return domainOfHosts(hosts, known.rows);
 }
 
-// Sums per (bucket, domain, bucket start): requests, bytes, cached requests and bytes, then 2xx..5xx.
+// Sums per (bucket, domain, bucket start): requests, bytes, cached requests and bytes, then 2xx..5xx;
+// an event adds its `count` requests.
 // Statuses 600-999 (an origin's, passed on) count as 5xx, as RFC 9110 §15 tells clients to treat
 // them and as the recalculation from usage_events does (`status >= 500`).
 function aggregateSums(events: Stored[]) {
@@ -51,7 +53,8 @@ function aggregateSums(events: Stored[]) {
     if (!event.domain_id) continue;
     const cached = CACHED.has(event.cache_status.toLowerCase());
     const statusClass = Math.floor(event.status / 100);
-    const add = [1, event.bytes, cached ? 1 : 0, cached ? event.bytes : 0, statusClass === 2 ? 1 : 0, statusClass === 3 ? 1 : 0, statusClass === 4 ? 1 : 0, statusClass >= 5 ? 1 : 0];
+    const count = event.count ?? 1;
+    const add = [count, event.bytes, cached ? count : 0, cached ? event.bytes : 0, statusClass === 2 ? count : 0, statusClass === 3 ? count : 0, statusClass === 4 ? count : 0, statusClass >= 5 ? count : 0];
     for (const [bucket, seconds] of BUCKETS) {
       const start = Math.floor(event.timestamp / seconds) * seconds;
       const key = `${bucket} ${event.domain_id} ${start}`;
@@ -79,6 +82,7 @@ async function insertEvents(db: Queryable, events: Stored[], edgeId: string, cli
     events.map((event) => event.path),
     events.map((event) => event.status),
     events.map((event) => event.bytes),
+    events.map((event) => event.count ?? 1),
     events.map((event) => event.cache_status.toLowerCase()),
     events.map((event) => event.client_country ?? null),
     events.map((event) => storedClientIp(event.client_ip, clientIp)),

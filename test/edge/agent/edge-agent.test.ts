@@ -145,27 +145,24 @@ describe('edge agent: the whole agent against a real core', () => {
     expect(agent.status().purges.pending_failures).to.equal(0);
   });
 
-  it('drops and counts telemetry over the queue bound, ships the rest, and flushes on stop', async () => {
+  it('folds usage over the queue bound into per-minute totals and ships every request, drops telemetry over the bound of the other queues, and flushes on stop', async () => {
     await core.db.usageEvent.deleteMany();
+    await core.db.securityEvent.deleteMany();
     const agent = newAgent({ CDN_EDGE_TELEMETRY_QUEUE_MAX_ITEMS: '5', CDN_EDGE_TELEMETRY_FLUSH_SECONDS: '3600' });
     await agent.start();
     const now = Math.floor(Date.now() / 1000);
-    const events = Array.from({ length: 8 }, (_, i) => ({ domain: 'agent.example', path: `/p/${i}`, status: 200, bytes: 10, cache_status: 'HIT', timestamp: now }));
+    const events = Array.from({ length: 8 }, (_, i) => ({ domain: 'agent.example', path: `/p/${i}`, status: 200, bytes: 10, count: i + 1, cache_status: 'HIT', timestamp: now }));
     expect(agent.enqueueUsage(events)).to.equal(5);
-    expect(agent.enqueueSecurity([{ domain: 'agent.example', kind: 'waf', action: 'block', timestamp: now, rule_id: 'r1' }])).to.equal(1);
-    expect(agent.status().telemetry.usage).to.include({ depth: 5, drops: 3 });
+    const security = Array.from({ length: 6 }, () => ({ domain: 'agent.example', kind: 'waf' as const, action: 'block' as const, timestamp: now, rule_id: 'r1' }));
+    expect(agent.enqueueSecurity(security)).to.equal(5);
+    expect(agent.status().telemetry.usage).to.include({ depth: 6, drops: 6 + 7 + 8, lost_requests: 0 });
+    expect(agent.status().telemetry.security).to.include({ depth: 5, drops: 1 });
     await agent.stop(5000);
-    expect(await core.db.usageEvent.count()).to.equal(5);
-    expect(await core.db.securityEvent.count()).to.equal(1);
-    expect(agent.status().telemetry.usage).to.include({ depth: 0, sent: 5, drops: 3 });
-  });
-
-  it('drops an event that cannot be serialized instead of poisoning a batch', () => {
-    const agent = newAgent();
-    const cyclic: Json = { domain: 'agent.example' };
-    cyclic.self = cyclic;
-    expect(agent.enqueueUsage([cyclic])).to.equal(0);
-    expect(agent.status().telemetry.usage.drops).to.equal(1);
+    const rows = await core.db.usageEvent.findMany({ orderBy: { id: 'asc' } });
+    expect(rows.map((row) => [row.path, row.count])).to.deep.equal([...[1, 2, 3, 4, 5].map((count) => [`/p/${count - 1}`, count]), ['/(other)', 21]]);
+    expect(rows.reduce((sum, row) => sum + row.bytes, 0n)).to.equal(80n);
+    expect(await core.db.securityEvent.count()).to.equal(5);
+    expect(agent.status().telemetry.usage).to.include({ depth: 0, sent: 6, drops: 21 });
   });
 
   it('starts serving the last-known-good snapshot while the core is down', async () => {

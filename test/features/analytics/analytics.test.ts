@@ -72,6 +72,22 @@ describe('usage and cache analytics', () => {
     expect(empty).to.include({ requests: 0, hit_ratio: null });
   });
 
+  it('counts each raw event as its count of requests in top countries and recalculations', async () => {
+    const bulk = await core.createDomain('bulk.analytics.example');
+    const at = new Date(hourStart(1).getTime() + 1000);
+    const row = (country: string, count: number, status = 200, cache_status = 'HIT') => ({ domain_id: bulk.id, domain: bulk.domain, edge_id: 'edge-1', path: '/', status, bytes: 10 * count, count, cache_status, client_country: country, occurred_at: at });
+    await core.db.usageEvent.createMany({ data: [row('DE', 500), row('FR', 1), row('FR', 1), row('FR', 1, 404, 'MISS')] });
+    const result = (await core.post('/api/v1/usage/recalculate', { bucket: 'hour', domain_id: bulk.id })).data;
+    expect(result.buckets[0]).to.include({ events: 4, requests: 503, rows: 1 });
+    const [aggregate] = await core.db.usageAggregate.findMany({ where: { bucket: 'hour', domain_id: bulk.id } });
+    expect(aggregate).to.deep.include({ requests: 503n, bytes: 5030n, cached_requests: 502n, cached_bytes: 5020n, status_2xx: 502n, status_4xx: 1n, status_5xx: 0n });
+    const summary = (await core.get(`/api/v1/domains/${bulk.id}/analytics/summary?bucket=hour`)).data;
+    expect(summary.top_countries).to.deep.equal([
+      { country: 'DE', requests: 500 },
+      { country: 'FR', requests: 3 },
+    ]);
+  });
+
   it('rejects bad windows with 422 and unknown domains with 404', async () => {
     expect((await core.get('/api/v1/usage/summary?bucket=year', 422)).field).to.equal('bucket');
     expect((await core.get('/api/v1/usage/summary?from=10&to=5', 422)).field).to.equal('from');

@@ -76,6 +76,28 @@ describe('usage ingest', () => {
     expect(row).to.deep.include({ requests: 2n, status_2xx: 0n, status_5xx: 2n });
   });
 
+  it('counts an event with a count as that many requests in every bucket and status class, and an event without one as one', async () => {
+    const bulk = await core.createDomain('bulk.example');
+    const answer = await ingest({ events: [event({ domain: 'bulk.example', path: '/many', count: 250, bytes: 25000 }), event({ domain: 'bulk.example', path: '/many', status: 503, cache_status: 'MISS', count: 7, bytes: 70 }), event({ domain: 'bulk.example', path: '/one' })] });
+    expect(answer.body.data).to.deep.include({ accepted: 3, rejected: [] });
+    for (const bucket of ['minute', 'hour', 'day'] as const) {
+      const [row] = await core.db.usageAggregate.findMany({ where: { bucket, domain_id: bulk.id } });
+      expect(row, bucket).to.deep.include({ requests: 258n, bytes: 26070n, cached_requests: 251n, cached_bytes: 26000n, status_2xx: 251n, status_5xx: 7n });
+    }
+    const rows = await core.db.usageEvent.findMany({ where: { domain_id: bulk.id }, orderBy: { id: 'asc' } });
+    expect(rows.map((row) => row.count)).to.deep.equal([250, 7, 1]);
+  });
+
+  it('refuses a count of 0, a negative, a fraction, a string or one above 1e9, and keeps the rest of the batch', async () => {
+    const before = await hourRequests();
+    const counts = [0, -3, 1.5, '2', 1_000_000_001];
+    const answer = await ingest({ events: [...counts.map((count) => event({ count })), event({ count: 1_000_000_000 })] });
+    expect(answer.status).to.equal(200);
+    expect(answer.body.data.accepted).to.equal(1);
+    expect(answer.body.data.rejected.map((rejection: Json) => [rejection.index, rejection.field])).to.deep.equal(counts.map((_, index) => [index, 'count']));
+    expect(await hourRequests()).to.equal(before + 1_000_000_000);
+  });
+
   it('refuses an event holding text the database cannot store on its own and keeps the rest of the batch', async () => {
     const before = await hourRequests();
     const answer = await ingest({ events: [event({ path: '/a\u0000b' }), event(), event({ cache_status: 'HIT', path: '/\ud800' })] });
