@@ -100,6 +100,8 @@ describe('edge agent: the whole agent against a real core', () => {
       return found?.config_version ? found : undefined;
     });
     expect(node).to.include({ hostname: 'edge-agent-1.example', region: 'eu-central', public_ip: '203.0.113.9', https_port: 8443, health_status: 'healthy', config_version: snapshots[0], in_pool: true });
+    // The agent learns it is in the pool from that heartbeat's answer, which may arrive after the row is committed.
+    await eventually('the heartbeat answer saying the edge is in the pool', async () => (agent.status().heartbeat.in_pool ? true : undefined));
     const status = agent.status();
     expect(status.edge_id).to.equal('edge-agent-1');
     expect(status.config).to.include({ version: snapshots[0], source: 'core' });
