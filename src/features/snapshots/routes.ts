@@ -129,7 +129,11 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       audit: { action: 'snapshot.rebuild', target: 'config_snapshot', targetId: () => 'active' },
       ownTransaction: true,
       // The publisher takes its own lock and transaction, so it runs outside the request's audit transaction.
-      handler: async () => ({ data: await publishOnce(deps.prisma, deps.pool, deps.config, defaults, { force: true, source: 'rebuild' }) }),
+      // The answer is the outcome and version, and why on a failure (docs/snapshots.md); not the publish's timings.
+      handler: async () => {
+        const { outcome, version, detail } = await publishOnce(deps.prisma, deps.pool, deps.config, defaults, { force: true, source: 'rebuild' });
+        return { data: { outcome, version, ...(detail === undefined ? {} : { detail }) } };
+      },
     },
   ];
 }
