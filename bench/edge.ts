@@ -7,6 +7,12 @@
 // snapshots are activated under load. The same run measures bare node:http (bench/bare-node.mjs:
 // a Map server and a keep-alive proxy, 2 workers each, none of the edge's work): the ceiling of a
 // Node edge on this machine, printed beside the edge.
+// Beside req/s, each saturation run prints the server's CPU per request: the utime + stime (/proc) of
+// every process of that server (nginx's master and workers, bare node:http's primary and workers, the
+// edge's primary and workers; not wrk, the origin or the core) over the run, divided by the requests
+// wrk completed. The saturation runs repeat BENCH_EDGE_ROUNDS times (default 3), the servers
+// interleaved, and the medians of the CPU ratios are printed (issue #26: edge HIT at most 1.2x the
+// bare Map server's CPU per request, edge MISS at most 1.3x the bare keep-alive proxy's).
 // Targets (issue #11): HIT >= 0.7x nginx, MISS >= 0.4x nginx, added MISS p99 < 2 ms, RSS < 300 MB
 // per worker, zero failed requests during swaps. The edge runs with the telemetry batch size SPEC.md
 // gives production (500; development's 50 makes the core, on the same two CPUs, pay a transaction per
@@ -18,7 +24,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCoreProcess } from './core-process.js';
-import { childPids, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startBareNode, startOrigin, waitFor } from './edge-setup.js';
+import { childPids, cpuSeconds, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startBareNode, startOrigin, waitFor } from './edge-setup.js';
 import { paced, saturate, type PacedResult, type WrkResult } from './edge-load.js';
 import { requireWrk } from './wrk.js';
 import { freePort } from '../test/support/cluster.js';
@@ -26,6 +32,7 @@ import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/
 
 const TOKEN = 'cdnedge_bench-edge-token-0123456789abcdef';
 const SECONDS = Number(process.env.BENCH_EDGE_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_EDGE_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_EDGE_CONNECTIONS ?? 64);
 const HOST = 'www.bench1.example';
 const NGINX = '/usr/sbin/nginx';
@@ -107,6 +114,17 @@ const pacedLine = (label: string, result: PacedResult, direct: PacedResult) =>
   `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2)} ms   p99 ${result.p99Ms.toFixed(2).padStart(5)} ms (adds ${(result.p99Ms - direct.p99Ms).toFixed(2)})   failed ${result.failed}`;
 const ratio = (of: WrkResult, to: WrkResult) => `${(of.rps / to.rps).toFixed(2)}x`;
 
+/** A server under test: its name, port and processes (a primary and the children whose command line holds `command`). */
+type Server = { label: string; port: number; pids: number[] };
+type Measured = WrkResult & { cpuUsPerRequest: number };
+
+async function serverOf(label: string, port: number, child: ChildProcess, command: string): Promise<Server> {
+  return { label, port, pids: [child.pid!, ...(await childPids(child.pid!, command))] };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+const measuredLine = (label: string, result: Measured) => `${line(label, result)}   CPU ${result.cpuUsPerRequest.toFixed(1).padStart(6)} µs/request`;
+
 requireWrk();
 if (spawnSync(NGINX, ['-v']).error) exitWithout('nginx: apt-get install nginx-light');
 const dir = await mkdtemp(path.join(tmpdir(), 'cdn-bench-edge-'));
@@ -120,9 +138,31 @@ process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
 try {
   const [originPort, nginxPort, edgePort, bareCachePort, bareProxyPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   children.push(await startOrigin(originPort));
-  children.push(await startBareNode('cache', bareCachePort, originPort));
-  children.push(await startBareNode('proxy', bareProxyPort, originPort));
+  const bareCache = await startBareNode('cache', bareCachePort, originPort);
+  const bareProxy = await startBareNode('proxy', bareProxyPort, originPort);
+  children.push(bareCache, bareProxy);
   const wrk = (port: number, pathname: string, seconds = SECONDS) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, seconds, CONNECTIONS);
+  // One saturation run of `server` with its processes' CPU over it.
+  const measure = async (server: Server, pathname: string): Promise<Measured> => {
+    const before = await cpuSeconds(server.pids);
+    const result = await wrk(server.port, pathname);
+    return { ...result, cpuUsPerRequest: ((await cpuSeconds(server.pids)) - before) / Math.max(1, result.requests) * 1e6 };
+  };
+  // ROUNDS rounds of the servers in turn; each round printed, then the median CPU ratios of the last server (the edge) to each other one.
+  const rounds = async (title: string, pathname: string, servers: Server[]): Promise<Measured[][]> => {
+    const all: Measured[][] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const results: Measured[] = [];
+      for (const server of servers) results.push(await measure(server, pathname));
+      console.log(`${title}, round ${round} of ${ROUNDS}:`);
+      servers.forEach((server, index) => console.log(measuredLine(`  ${server.label}`, results[index])));
+      all.push(results);
+    }
+    const last = servers.length - 1;
+    const ratios = servers.slice(0, last).map((server, index) => `${servers[last].label}/${server.label} ${median(all.map((results) => results[last].cpuUsPerRequest / results[index].cpuUsPerRequest)).toFixed(2)}x`);
+    console.log(`${title}: CPU per request, medians of ${ROUNDS}: ${servers.map((server, index) => `${server.label} ${median(all.map((results) => results[index].cpuUsPerRequest)).toFixed(1)} µs`).join(', ')}; ratios ${ratios.join(', ')}`);
+    return all;
+  };
   const pacedMiss = (port: number) => paced(`http://127.0.0.1:${port}/miss/1`, HOST, SECONDS, PACED_CONNECTIONS, PACED_PAUSE_MS);
   const maxBytes = String(64 * 1024 * 1024);
   const core = await startCoreProcess(url, { CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN, CDN_PUBLISH_ENABLED: 'false', CDN_EDGE_CONFIG_MAX_BYTES: maxBytes });
@@ -142,29 +182,25 @@ try {
   await waitFor('nginx', async () => (await get(nginxPort, '/hit/warm')).status === 200);
   await waitFor('the edge to serve the snapshot', async () => (await edgeVersion(edgePort)) === version);
   console.log(`edge ready on snapshot v${version}: ${DOMAINS} domains, 50 rules on ${HOST}; ${SECONDS} s per run, ${CONNECTIONS} connections`);
+  const nginxServer = await serverOf('nginx', nginxPort, nginx, 'nginx');
+  const edgeServer = await serverOf('edge', edgePort, edge, 'cdn.js');
+  const hitServers = { nginx: nginxServer, bare: await serverOf('bare node:http Map server', bareCachePort, bareCache, 'bare-node'), edge: edgeServer };
+  const missServers = { nginx: nginxServer, bare: await serverOf('bare node:http proxy', bareProxyPort, bareProxy, 'bare-node'), edge: edgeServer };
 
   const only = process.env.BENCH_EDGE_ONLY;
   if (only !== 'miss') {
     for (const port of [nginxPort, edgePort]) for (let n = 0; n < 4; n++) await get(port, '/hit/1');
-    const nginxHit = await wrk(nginxPort, '/hit/1');
-    const bareHit = await wrk(bareCachePort, '/hit/1');
-    const edgeHit = await wrk(edgePort, '/hit/1');
-    console.log(line('nginx proxy_cache HIT', nginxHit));
-    console.log(line('bare node:http Map server (ceiling)', bareHit));
-    console.log(line('edge HIT', edgeHit));
-    console.log(`HIT ratio edge/nginx: ${ratio(edgeHit, nginxHit)} (target >= 0.7); bare node:http/nginx ${ratio(bareHit, nginxHit)}; edge/bare node:http ${ratio(edgeHit, bareHit)}`);
+    const results = await rounds('HIT', '/hit/1', [hitServers.nginx, hitServers.bare, hitServers.edge]);
+    const [nginxHit, bareHit, edgeHit] = results[results.length - 1];
+    console.log(`HIT ratio (last round) edge/nginx: ${ratio(edgeHit, nginxHit)} (target >= 0.7); bare node:http/nginx ${ratio(bareHit, nginxHit)}; edge/bare node:http ${ratio(edgeHit, bareHit)}`);
   }
   if (only !== 'hit') await missRssAndSwaps();
   async function missRssAndSwaps(): Promise<void> {
     const direct = await wrk(originPort, '/miss/1');
-    const nginxMiss = await wrk(nginxPort, '/miss/1');
-    const bareMiss = await wrk(bareProxyPort, '/miss/1');
-    const edgeMiss = await wrk(edgePort, '/miss/1');
     console.log(line('origin directly', direct));
-    console.log(line('nginx plain proxy (MISS)', nginxMiss));
-    console.log(line('bare node:http proxy (ceiling)', bareMiss));
-    console.log(line('edge MISS', edgeMiss));
-    console.log(`MISS ratio edge/nginx: ${ratio(edgeMiss, nginxMiss)} (target >= 0.4); bare node:http/nginx ${ratio(bareMiss, nginxMiss)}; edge/bare node:http ${ratio(edgeMiss, bareMiss)}`);
+    const results = await rounds('MISS', '/miss/1', [missServers.nginx, missServers.bare, missServers.edge]);
+    const [nginxMiss, bareMiss, edgeMiss] = results[results.length - 1];
+    console.log(`MISS ratio (last round) edge/nginx: ${ratio(edgeMiss, nginxMiss)} (target >= 0.4); bare node:http/nginx ${ratio(bareMiss, nginxMiss)}; edge/bare node:http ${ratio(edgeMiss, bareMiss)}`);
     console.log(`MISS p99 added over the origin at saturation: edge ${(edgeMiss.p99Ms - direct.p99Ms).toFixed(2)} ms (target < 2 ms); nginx ${(nginxMiss.p99Ms - direct.p99Ms).toFixed(2)} ms; bare node:http ${(bareMiss.p99Ms - direct.p99Ms).toFixed(2)} ms`);
     const pacedDirect = await pacedMiss(originPort);
     console.log(`MISS at a paced load (${PACED_CONNECTIONS} connections, ${PACED_PAUSE_MS} ms pauses):`);
