@@ -114,12 +114,26 @@ const pacedLine = (label: string, result: PacedResult, direct: PacedResult) =>
   `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2)} ms   p99 ${result.p99Ms.toFixed(2).padStart(5)} ms (adds ${(result.p99Ms - direct.p99Ms).toFixed(2)})   failed ${result.failed}`;
 const ratio = (of: WrkResult, to: WrkResult) => `${(of.rps / to.rps).toFixed(2)}x`;
 
-/** A server under test: its name, port and processes (a primary and the children whose command line holds `command`). */
-type Server = { label: string; port: number; pids: number[] };
+/** A server under test: its name, port and processes now (a primary and the children whose command line holds `command`). */
+type Server = { label: string; port: number; pids: () => Promise<number[]> };
 type Measured = WrkResult & { cpuUsPerRequest: number };
 
-async function serverOf(label: string, port: number, child: ChildProcess, command: string): Promise<Server> {
-  return { label, port, pids: [child.pid!, ...(await childPids(child.pid!, command))] };
+function serverOf(label: string, port: number, child: ChildProcess, command: string): Server {
+  return { label, port, pids: async () => [child.pid!, ...(await childPids(child.pid!, command))] };
+}
+
+/** CPU seconds of each process that is still there (nginx's cache loader, say, exits on its own). */
+async function cpuOf(pids: number[]): Promise<Map<number, number>> {
+  const seconds = new Map<number, number>();
+  for (const pid of pids) await cpuSeconds([pid]).then((value) => seconds.set(pid, value), () => undefined);
+  return seconds;
+}
+
+/** The CPU the processes there at both readings used between them. */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let used = 0;
+  for (const [pid, seconds] of after) if (before.has(pid)) used += seconds - before.get(pid)!;
+  return used;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
@@ -144,9 +158,10 @@ try {
   const wrk = (port: number, pathname: string, seconds = SECONDS) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, seconds, CONNECTIONS);
   // One saturation run of `server` with its processes' CPU over it.
   const measure = async (server: Server, pathname: string): Promise<Measured> => {
-    const before = await cpuSeconds(server.pids);
+    const pids = await server.pids();
+    const before = await cpuOf(pids);
     const result = await wrk(server.port, pathname);
-    return { ...result, cpuUsPerRequest: ((await cpuSeconds(server.pids)) - before) / Math.max(1, result.requests) * 1e6 };
+    return { ...result, cpuUsPerRequest: (cpuBetween(before, await cpuOf(pids)) / Math.max(1, result.requests)) * 1e6 };
   };
   // ROUNDS rounds of the servers in turn; each round printed, then the median CPU ratios of the last server (the edge) to each other one.
   const rounds = async (title: string, pathname: string, servers: Server[]): Promise<Measured[][]> => {
@@ -182,10 +197,10 @@ try {
   await waitFor('nginx', async () => (await get(nginxPort, '/hit/warm')).status === 200);
   await waitFor('the edge to serve the snapshot', async () => (await edgeVersion(edgePort)) === version);
   console.log(`edge ready on snapshot v${version}: ${DOMAINS} domains, 50 rules on ${HOST}; ${SECONDS} s per run, ${CONNECTIONS} connections`);
-  const nginxServer = await serverOf('nginx', nginxPort, nginx, 'nginx');
-  const edgeServer = await serverOf('edge', edgePort, edge, 'cdn.js');
-  const hitServers = { nginx: nginxServer, bare: await serverOf('bare node:http Map server', bareCachePort, bareCache, 'bare-node'), edge: edgeServer };
-  const missServers = { nginx: nginxServer, bare: await serverOf('bare node:http proxy', bareProxyPort, bareProxy, 'bare-node'), edge: edgeServer };
+  const nginxServer = serverOf('nginx', nginxPort, nginx, 'nginx');
+  const edgeServer = serverOf('edge', edgePort, edge, 'cdn.js');
+  const hitServers = { nginx: nginxServer, bare: serverOf('bare node:http Map server', bareCachePort, bareCache, 'bare-node'), edge: edgeServer };
+  const missServers = { nginx: nginxServer, bare: serverOf('bare node:http proxy', bareProxyPort, bareProxy, 'bare-node'), edge: edgeServer };
 
   const only = process.env.BENCH_EDGE_ONLY;
   if (only !== 'miss') {
