@@ -10,7 +10,6 @@ import { lazyGzip } from './lazy-gzip.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
 import { readSnapshotPayload } from './snapshot-payload.js';
 
-
 /** A version being stored: what the core that stores it serves without reading it back. */
 export type StoredVersion = { version: number; checksum: string; createdAt: Date; payload: Buffer };
 /** `timings`: how long a publish that stored a version took to build it and to store it (ms). */
