@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { TestCore, type Json } from '../../support/core.js';
 import { EdgeProcess } from '../../support/edge-process.js';
 import { createSite, publish, TestOrigin } from '../../support/edge-site.js';
+import { eventually } from '../../support/eventually.js';
 import { rawBody, rawHeaders, sendRaw } from '../../support/raw-socket.js';
 
 // The regression suite of issue #22's host confusion, cache poisoning and rule bypass
@@ -273,6 +274,25 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
       const answer = await sendRaw(edge.port, request('/', [`Host: ${ALPHA}`], 'TRACK'));
       expect(rawHeaders(answer.text).allow?.[0]).to.include('GET');
     });
+  });
+
+  it('counts usage by the normalised host and path, however the client spelled them', async () => {
+    const path = '/usage-spelling';
+    const spellings = [
+      get(path),
+      get(path, 'WWW.Alpha.EXAMPLE'),
+      get(path, 'www.alpha.example.'),
+      get(path, 'www.alpha.example:80'),
+      get(`http://www.alpha.example${path}`, BETA),
+      get(`${path}?a=1&b=2`),
+    ];
+    for (const answer of await Promise.all(spellings)) expect(answer.status).to.equal(200);
+    const rows = await eventually('the six requests in analytics', async () => {
+      const found = await core.db.usageEvent.findMany({ where: { path: { contains: 'usage-spelling' } }, select: { domain: true, path: true, count: true } });
+      return found.reduce((sum, row) => sum + row.count, 0) >= spellings.length ? found : undefined;
+    });
+    expect(new Set(rows.map((row) => `${row.domain} ${row.path}`))).to.deep.equal(new Set([`${ALPHA} ${path}`]));
+    expect(rows.reduce((sum, row) => sum + row.count, 0)).to.equal(spellings.length);
   });
 
   it('is still whole afterwards: no worker exited and no pipeline failure', () => {
