@@ -41,7 +41,7 @@ for (const count of [1000, 10000]) {
       const started = performance.now();
       const built = await buildSnapshot(database.prisma, database.pool, config, DEFAULTS);
       const ms = performance.now() - started;
-      console.log(`${String(count).padStart(6)} domains, build run ${round}: ${ms.toFixed(0)} ms, ${(built.body.length / 1024 / 1024).toFixed(2)} MiB`);
+      console.log(`${String(count).padStart(6)} domains, build run ${round}: ${ms.toFixed(0)} ms, ${(built.size / 1024 / 1024).toFixed(2)} MiB`);
     }
     const started = performance.now();
     const result = await publishOnce(database.prisma, database.pool, config, DEFAULTS, { force: true });

@@ -16,9 +16,10 @@ import { buildSnapshot } from '../src/publish/snapshot-builder.js';
 import { checkDeltaAnswer } from '../src/edge/agent/delta-check.js';
 import { checkConfigAnswer, type PulledSnapshot } from '../src/edge/agent/snapshot-check.js';
 import { compileActiveConfig, patchActiveConfig, type ActiveConfig } from '../src/edge/config/active-config.js';
-import { snapshotParts, writeDelta } from '../src/shared/snapshot-delta.js';
+import { writeDelta } from '../src/shared/snapshot-delta.js';
 import { insertOnboardDomains } from '../test/support/onboard-domains.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
+import { deltaBase, layoutBytes, layoutParts } from '../src/publish/snapshot-layout.js';
 
 const DOMAINS = Number(process.env.BENCH_CHANGE_DOMAINS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_CHANGE_ROUNDS ?? 5);
@@ -62,10 +63,10 @@ try {
   await database.prisma.$queryRaw`SELECT 1`;
   let started = performance.now();
   const first = await buildSnapshot(database.prisma, database.pool, config, DEFAULTS);
-  console.log(`${DOMAINS} domains: first build ${(performance.now() - started).toFixed(0)} ms, ${(first.body.length / 1048576).toFixed(2)} MiB`);
+  console.log(`${DOMAINS} domains: first build ${(performance.now() - started).toFixed(0)} ms, ${(first.size / 1048576).toFixed(2)} MiB`);
   console.log(`  first publish: ${(await publishOnce(database.prisma, database.pool, config, DEFAULTS, { force: true })).outcome}`);
   let previous = first;
-  const downloaded = checkConfigAnswer(answer(0, first.checksum, 'snapshot', first.body), EDGE_MAX_BYTES);
+  const downloaded = checkConfigAnswer(answer(0, first.checksum, 'snapshot', layoutBytes(first.layout)), EDGE_MAX_BYTES);
   if (downloaded.kind !== 'snapshot') throw new Error(`the edge refused the first snapshot: ${JSON.stringify(downloaded)}`);
   const edge = { pulled: downloaded.pulled, active: compileActiveConfig(downloaded.pulled.snapshot, 0, first.checksum) };
   for (let round = 1; round <= ROUNDS; round++) {
@@ -77,10 +78,10 @@ try {
     const result = await publishOnce(database.prisma, database.pool, config, DEFAULTS, { force: true });
     const storeMs = performance.now() - started;
     started = performance.now();
-    const delta = writeDelta(snapshotParts(previous.body), snapshotParts(built.body), round - 1, previous.checksum)!;
+    const delta = writeDelta(deltaBase(previous.layout), layoutParts(built.layout), round - 1, previous.checksum)!;
     const deltaMs = performance.now() - started;
     const applied = applyAtEdge(edge, round, built.checksum, delta);
-    console.log(`  one-record change ${round}: build ${buildMs.toFixed(0)} ms (${built.domainsSerialized} domain serialized); build + store ${storeMs.toFixed(0)} ms (${result.outcome} v${result.version}); delta ${delta.length} bytes, ${gzipSync(delta).length} gzipped, written in ${deltaMs.toFixed(0)} ms; applied by an edge in ${applied.agentMs.toFixed(1)} ms (agent) + ${applied.workerMs.toFixed(1)} ms (worker)`);
+    console.log(`  one-record change ${round}: build ${buildMs.toFixed(0)} ms (${built.domainsSerialized} domain serialized); build + store ${storeMs.toFixed(0)} ms (${result.outcome} v${result.version}: build ${result.timings?.build_ms} ms, store ${result.timings?.store_ms} ms); delta ${delta.length} bytes, ${gzipSync(delta).length} gzipped, written in ${deltaMs.toFixed(0)} ms; applied by an edge in ${applied.agentMs.toFixed(1)} ms (agent) + ${applied.workerMs.toFixed(1)} ms (worker)`);
     previous = built;
   }
   await database.close();

@@ -4,9 +4,10 @@
 // fingerprint it has not seen: a one-record change at 10,000 domains reads and serializes one.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { pieceDigest } from './snapshot-layout.js';
 
-/** A domain's serialized piece: its canonical JSON, as it stands in the snapshot's `domains` array. */
-export type DomainPiece = { fingerprint: string; bytes: Buffer };
+/** A domain's serialized piece: its canonical JSON, as it stands in the snapshot's `domains` array, and the SHA-256 of it. */
+export type DomainPiece = { fingerprint: string; bytes: Buffer; digest: Buffer };
 /** An active domain: its id, its apex (the snapshot's sort key) and the fingerprint of its rows. */
 export type DomainFingerprint = { id: string; domain: string; fingerprint: string };
 
@@ -55,7 +56,7 @@ export class DomainPieceCache {
     const rebuilt = new Set(stale);
     for (const row of fingerprints) {
       const bytes = built.get(row.id);
-      const piece = bytes ? { fingerprint: row.fingerprint, bytes } : rebuilt.has(row.id) ? undefined : this.pieces.get(row.id);
+      const piece = bytes ? { fingerprint: row.fingerprint, bytes, digest: pieceDigest(bytes) } : rebuilt.has(row.id) ? undefined : this.pieces.get(row.id);
       if (piece) next.set(row.id, piece);
     }
     this.pieces = next;

@@ -6,33 +6,39 @@ import { LOCK_KEYS, withAdvisoryLock } from '../db/advisory-lock.js';
 import { inTransaction } from '../db/transaction.js';
 import { BURST_TIMING, burstSettled, type BurstTiming } from './dirty.js';
 import { backingOff, NO_FAILURE, PUBLISH_BACKOFF, recordPublishFailure, type PublishBackoff } from './publish-backoff.js';
-import { lazyGzip } from './lazy-gzip.js';
+import { servedBody, type ServedBody } from './served-body.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
-import { readSnapshotPayload } from './snapshot-payload.js';
+import { layoutChunks, layoutSize, type SnapshotLayout } from './snapshot-layout.js';
+import { deleteUnusedPieces, readStoredLayout, storeVersion } from './snapshot-store.js';
+import { sqlOf } from '../db/sql.js';
 
 /** A version being stored: what the core that stores it serves without reading it back. */
-export type StoredVersion = { version: number; checksum: string; createdAt: Date; payload: Buffer };
+export type StoredVersion = { version: number; checksum: string; createdAt: Date; layout: SnapshotLayout };
 /** `timings`: how long a publish that stored a version took to build it and to store it (ms). */
 export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string; timings?: { build_ms: number; store_ms: number } };
 
 // The rollout's fleet and canary versions are kept whatever their age: edges are served them (docs/rollout.md).
+// Then the pieces no version kept names are deleted.
 async function pruneSnapshots(db: Db, active: number, keepLast: number, batchSize: number): Promise<void> {
   const keep = await db.configSnapshot.findMany({ where: { version: { lt: active } }, orderBy: { version: 'desc' }, take: keepLast, select: { version: true } });
   const oldestKept = keep.length === keepLast && keepLast > 0 ? keep[keep.length - 1].version : keepLast === 0 ? active : 0;
   const state = await db.publishState.findUnique({ where: { id: 1 }, select: { fleet_version: true, canary_version: true } });
   const served = [state?.fleet_version, state?.canary_version].filter((version): version is number => typeof version === 'number');
+  let pruned = false;
   for (;;) {
     const doomed = await db.configSnapshot.findMany({ where: { version: { lt: oldestKept, notIn: served } }, select: { version: true }, take: batchSize });
-    if (!doomed.length) return;
+    if (!doomed.length) break;
     await db.configSnapshot.deleteMany({ where: { version: { in: doomed.map((row) => row.version) } } });
+    pruned = true;
   }
+  if (pruned) await deleteUnusedPieces(sqlOf(db));
 }
 
-type Stored = { version: number; built: BuiltSnapshot; seen: bigint; now: Date; source: string; onStored?: (stored: StoredVersion) => void };
+type Stored = { version: number; previous: number | null; built: BuiltSnapshot; seen: bigint; now: Date; source: string; onStored?: (stored: StoredVersion) => void };
 
 /**
- * Stores a version and activates it in one transaction (raw pg: tens of MiB go
- * through as one bytea parameter), moving the purges it carries to in_progress.
+ * Stores a version by its pieces (snapshot-store.ts: only those the active version lacks) and
+ * activates it in one transaction, moving the purges it carries to in_progress.
  * `onStored` hears of the version before the commit, so it can be ready to serve it
  * when edges hear of the commit; should the commit fail, the version number is
  * stored again by the next publish, and heard of again.
@@ -40,8 +46,9 @@ type Stored = { version: number; built: BuiltSnapshot; seen: bigint; now: Date; 
 async function storeSnapshot(client: pg.PoolClient, stored: Stored): Promise<void> {
   const { version, built, seen, now, source } = stored;
   await inTransaction(client, async () => {
-    const { rows } = await client.query<{ created_at: Date }>('INSERT INTO config_snapshots (version, checksum, size_bytes, payload, source, domain_count, published_seq) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at', [version, built.checksum, built.body.length, built.body, source, built.domainCount, seen]);
-    stored.onStored?.({ version, checksum: built.checksum, createdAt: rows[0].created_at, payload: built.body });
+    const row = { version, checksum: built.checksum, size: built.size, layout: built.layout, source, domainCount: built.domainCount, publishedSeq: seen };
+    const createdAt = await storeVersion(client, row, stored.previous);
+    stored.onStored?.({ version, checksum: built.checksum, createdAt, layout: built.layout });
     await client.query('UPDATE publish_state SET active_version = $1, published_seq = $2, last_publish_at = $3, last_attempt_at = $3, last_error = NULL, publish_failures = 0, failing_since = NULL, retry_at = NULL, dirty_since = NULL, updated_at = now() WHERE id = 1', [version, seen, now]);
     await client.query("UPDATE purge_requests SET status = 'in_progress', config_version = $1, updated_at = now() WHERE id = ANY($2::text[]) AND status = 'queued'", [version, built.purgeIds]);
   });
@@ -101,39 +108,43 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
     await db.configSnapshot.update({ where: { version: state.active_version! }, data: { published_seq: seen }, select: { version: true } });
     return { outcome: 'unchanged', version: state.active_version };
   }
-  if (built.body.length > config.edgeConfigMaxBytes) {
-    const detail = `snapshot of ${built.body.length} bytes exceeds CDN_EDGE_CONFIG_MAX_BYTES (${config.edgeConfigMaxBytes}); version ${state.active_version ?? 'none'} stays active`;
+  if (built.size > config.edgeConfigMaxBytes) {
+    const detail = `snapshot of ${built.size} bytes exceeds CDN_EDGE_CONFIG_MAX_BYTES (${config.edgeConfigMaxBytes}); version ${state.active_version ?? 'none'} stays active`;
     await recordPublishFailure(db, detail, backoff, now);
     return { outcome: 'too_large', version: state.active_version, detail };
   }
   const version = (state.active_version ?? 0) + 1;
-  await storeSnapshot(client, { version, built, seen, now, source, onStored: publishing.onStored });
+  await storeSnapshot(client, { version, previous: state.active_version, built, seen, now, source, onStored: publishing.onStored });
   const timings = { build_ms: Math.round(builtAt - started), store_ms: Math.round(performance.now() - builtAt) };
   await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
   return { outcome: 'published', version, timings };
 }
 
-/** `gzip()` compresses on first use: an edge that holds the previous version gets a delta, so a new version's whole body is often never asked for compressed. */
-type ServedSnapshot = { version: number; checksum: string; createdAt: Date; json: Buffer; gzip: () => Promise<Buffer> };
+/**
+ * A version as served to edges: its layout (a delta's newer side), and the whole answer's JSON and
+ * gzip, made on first use: an edge that holds the previous version gets a delta, so a new version's
+ * whole body is seldom asked for.
+ */
+export type ServedSnapshot = ServedBody & { version: number; checksum: string; createdAt: Date; layout: SnapshotLayout; size: number };
 
 function servedOf(stored: StoredVersion): ServedSnapshot {
-  const { version, checksum, createdAt, payload } = stored;
-  const json = Buffer.concat([Buffer.from(`{"data":{"version":${version},"checksum":"${checksum}","created_at":${Math.floor(createdAt.getTime() / 1000)},"snapshot":`), payload, Buffer.from('}}')]);
-  return { version, checksum, createdAt, json, gzip: lazyGzip(json) };
+  const { version, checksum, createdAt, layout } = stored;
+  const head = Buffer.from(`{"data":{"version":${version},"checksum":"${checksum}","created_at":${Math.floor(createdAt.getTime() / 1000)},"snapshot":`);
+  return { version, checksum, createdAt, layout, size: layoutSize(layout), ...servedBody(() => Buffer.concat([head, ...layoutChunks(layout), Buffer.from('}}')])) };
 }
 
 async function loadServed(db: Db, version: number): Promise<ServedSnapshot | undefined> {
-  const [row, payload] = await Promise.all([db.configSnapshot.findUnique({ where: { version }, select: { checksum: true, created_at: true } }), readSnapshotPayload(db, version)]);
-  return row && payload ? servedOf({ version, checksum: row.checksum, createdAt: row.created_at, payload }) : undefined;
+  const stored = await readStoredLayout(db, version);
+  return stored && servedOf({ version, ...stored });
 }
 
 /** Versions kept loaded: the active one, and the fleet's while a canary version bakes (docs/rollout.md). */
 const SERVED_VERSIONS_KEPT = 2;
 
 /**
- * The snapshots served to edges: each one's JSON body and a gzip copy, cached per
- * version (the newest SERVED_VERSIONS_KEPT). The pulls that arrive while a version loads share one load, and the
- * compression runs off the event loop (tens of MiB take a while), once, when first asked for.
+ * The snapshots served to edges, cached per version (the newest SERVED_VERSIONS_KEPT). The pulls
+ * that arrive while a version loads share one load; the whole answer is made, and compressed off
+ * the event loop (tens of MiB take a while), once, when first asked for.
  */
 export class ActiveSnapshotCache {
   private readonly loading = new Map<number, Promise<ServedSnapshot | undefined>>();

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
@@ -7,11 +6,12 @@ import { groupByDomain } from '../features/domains/group-by-domain.js';
 import { groupValues } from '../features/settings/store.js';
 import type { SslSettingsInput } from '../features/ssl/settings.js';
 import { SNAPSHOT_RULE_KINDS, SNAPSHOT_SCHEMA_VERSION, type ConfigSnapshot, type SnapshotDomain, type SnapshotOrigin, type SnapshotRuleKind } from '../shared/snapshot.js';
-import { domainFingerprints, DomainPieceCache } from './domain-pieces.js';
+import { domainFingerprints, DomainPieceCache, type DomainPiece } from './domain-pieces.js';
+import { layoutChecksum, layoutSize, type SnapshotLayout } from './snapshot-layout.js';
 import { snapshotRules, type RuleRow } from './snapshot-rules.js';
 
-/** `domainsSerialized`: how many domains' pieces this build read and serialized (the others were reused). */
-export type BuiltSnapshot = { body: Buffer; checksum: string; domainCount: number; domainsSerialized: number; purgeIds: string[] };
+/** `size`: the body's bytes; `domainsSerialized`: how many domains' pieces this build read and serialized (the others were reused). */
+export type BuiltSnapshot = { layout: SnapshotLayout; checksum: string; size: number; domainCount: number; domainsSerialized: number; purgeIds: string[] };
 export type SnapshotDefaults = { cache: CacheSettingsInput; ssl: Required<SslSettingsInput> };
 
 const RULE_TABLES: Record<SnapshotRuleKind, string> = {
@@ -25,7 +25,6 @@ const RULE_TABLES: Record<SnapshotRuleKind, string> = {
 };
 const CACHE_FIELDS = ['caching_enabled', 'default_edge_ttl_seconds', 'browser_ttl_seconds', 'respect_origin_cache_control', 'query_string_mode', 'stale_while_revalidate_seconds', 'stale_if_error_seconds', 'development_mode', 'targeted_cache_control_header', 'strict_rfc9111'] as const;
 const SSL_FIELDS = ['mode', 'always_https', 'min_tls_version', 'hsts_enabled', 'hsts_max_age'] as const;
-const COMMA = Buffer.from(',');
 /** The pieces of this core process's builds (the publisher runs in one core at a time; another core builds everything once). */
 const PROCESS_PIECES = new DomainPieceCache();
 const ACTIVE = `JOIN domains d ON d.id = t.domain_id AND d.status = 'active' AND d.id = ANY($1::text[])`;
@@ -101,7 +100,7 @@ function snapshotDomain(row: DomainRow, tables: Tables, config: Config, defaults
   };
 }
 
-type DomainEntry = { domain: string; bytes: Buffer };
+type DomainEntry = { domain: string; piece: DomainPiece };
 type SnapshotDomains = { entries: DomainEntry[]; serialized: number };
 
 /**
@@ -121,7 +120,7 @@ async function snapshotDomains(pool: pg.Pool, config: Config, defaults: Snapshot
   for (const { id, domain } of fingerprints) {
     const piece = pieces.get(id);
     // A domain deactivated between the two reads has no piece: the next build (the change marked the config dirty) settles it.
-    if (piece) entries.push({ domain, bytes: piece.bytes });
+    if (piece) entries.push({ domain, piece });
   }
   return { entries: entries.sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0)), serialized: built.size };
 }
@@ -145,10 +144,11 @@ export async function buildSnapshot(db: Db, pool: pg.Pool, config: Config, defau
   const edgeSection: ConfigSnapshot['edge'] = { challenge_difficulty: config.edgeChallengeDifficulty, security, ...edge };
   const purgeSection: ConfigSnapshot['purges'] = purges.map((purge) => ({ id: purge.id, domain_id: purge.domain_id, scope: purge.scope, value: purge.value, created_at: Math.floor(purge.created_at.getTime() / 1000) }));
   // The bytes JSON.stringify writes for {schema_version, edge, domains, purges}, with each domain's piece as it was serialized.
-  const body = Buffer.concat([
-    Buffer.from(`{"schema_version":${SNAPSHOT_SCHEMA_VERSION},"edge":${JSON.stringify(edgeSection)},"domains":[`),
-    ...domains.entries.flatMap((entry, index) => (index ? [COMMA, entry.bytes] : [entry.bytes])),
-    Buffer.from(`],"purges":${JSON.stringify(purgeSection)}}`),
-  ]);
-  return { body, checksum: createHash('sha256').update(body).digest('hex'), domainCount: domains.entries.length, domainsSerialized: domains.serialized, purgeIds: purges.map((purge) => purge.id) };
+  const layout: SnapshotLayout = {
+    head: Buffer.from(`{"schema_version":${SNAPSHOT_SCHEMA_VERSION},"edge":${JSON.stringify(edgeSection)},"domains":[`),
+    pieces: domains.entries.map((entry) => entry.piece.bytes),
+    digests: domains.entries.map((entry) => entry.piece.digest),
+    tail: Buffer.from(`],"purges":${JSON.stringify(purgeSection)}}`),
+  };
+  return { layout, checksum: layoutChecksum(layout), size: layoutSize(layout), domainCount: domains.entries.length, domainsSerialized: domains.serialized, purgeIds: purges.map((purge) => purge.id) };
 }

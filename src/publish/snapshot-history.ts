@@ -7,20 +7,20 @@ import { NotFoundError } from '../http/errors.js';
 import { unixSeconds } from '../http/timestamps.js';
 import { activeChecksum } from './publisher.js';
 import { sqlOf, transaction } from '../db/sql.js';
-import { readSnapshotPayload } from './snapshot-payload.js';
+import { readSnapshotBytes } from './snapshot-store.js';
 
 type Payload = { domains: ({ domain: string } & Record<string, unknown>)[] } & Record<string, unknown>;
 
-// The stored row without its payload (read apart: snapshot-payload.ts).
+// The stored row without its body (read apart: snapshot-store.ts).
 async function snapshotRow(db: Db, version: number) {
-  const row = await db.configSnapshot.findUnique({ where: { version }, omit: { payload: true } });
+  const row = await db.configSnapshot.findUnique({ where: { version }, omit: { payload: true, head: true, tail: true, piece_digests: true } });
   if (!row) throw new NotFoundError('config snapshot', String(version));
   return row;
 }
 
 // One stored snapshot with its payload exactly as edges get it, secrets included.
 async function storedSnapshot(db: Db, version: number) {
-  const [row, payload] = await Promise.all([snapshotRow(db, version), readSnapshotPayload(db, version)]);
+  const [row, payload] = await Promise.all([snapshotRow(db, version), readSnapshotBytes(db, version)]);
   if (!payload) throw new NotFoundError('config snapshot', String(version));
   return { version: row.version, checksum: row.checksum, size_bytes: row.size_bytes, source: row.source, source_version: row.source_version, created_at: unixSeconds(row.created_at), snapshot: JSON.parse(payload.toString()) };
 }
@@ -80,8 +80,8 @@ export async function rollbackSnapshot(db: Db, pool: pg.Pool, version: number) {
     }
     const next = (state.active_version ?? 0) + 1;
     await transaction(db, async (tx) => {
-      // The payload is copied inside the database: tens of MiB need not travel through the core.
-      await sqlOf(tx).query("INSERT INTO config_snapshots (version, checksum, size_bytes, payload, source, source_version, domain_count) SELECT $1, checksum, size_bytes, payload, 'rollback', version, domain_count FROM config_snapshots WHERE version = $2", [next, old.version]);
+      // The body is copied inside the database (its digests name the same pieces, or its whole payload): none of it travels through the core.
+      await sqlOf(tx).query("INSERT INTO config_snapshots (version, checksum, size_bytes, payload, head, tail, piece_digests, source, source_version, domain_count) SELECT $1, checksum, size_bytes, payload, head, tail, piece_digests, 'rollback', version, domain_count FROM config_snapshots WHERE version = $2", [next, old.version]);
       await tx.publishState.update({ where: { id: 1 }, data: { active_version: next, last_publish_at: new Date() } });
     });
     return { outcome: 'published' as const, version: next, rolled_back_to: old.version, checksum: old.checksum };

@@ -13,6 +13,8 @@ export type PartMember = { name: string; key: Buffer; value: Buffer };
  * way too, never joined into one buffer: its bytes are `snapshotChunks(parts)`.
  */
 export type SnapshotParts = { members: PartMember[]; domains: Buffer[]; digests: string[] };
+/** What a delta is written from on its older side: the top-level members and the domains' digests (not the domains). */
+export type DeltaBase = Pick<SnapshotParts, 'members' | 'digests'>;
 
 const DOMAINS = 'domains';
 
@@ -60,7 +62,7 @@ export function snapshotChunks(parts: SnapshotParts): Buffer[] {
  * domains of `from`, a negative one skips that many, and a domain's JSON is inserted as it is.
  * Both lists are sorted the same way, so unchanged domains stay in order and are copied in runs.
  */
-function domainScript(from: SnapshotParts, to: SnapshotParts): Buffer[] {
+function domainScript(from: DeltaBase, to: SnapshotParts): Buffer[] {
   const indexOf = new Map(from.digests.map((value, index) => [value, index]));
   const script: (number | Buffer)[] = [];
   let cursor = 0;
@@ -82,7 +84,7 @@ function domainScript(from: SnapshotParts, to: SnapshotParts): Buffer[] {
   return script.map((step) => (typeof step === 'number' ? Buffer.from(String(step)) : step));
 }
 
-function sameMemberNames(from: SnapshotParts, to: SnapshotParts): boolean {
+function sameMemberNames(from: DeltaBase, to: SnapshotParts): boolean {
   return from.members.length === to.members.length && from.members.every((member, index) => member.name === to.members[index].name);
 }
 
@@ -91,7 +93,7 @@ function sameMemberNames(from: SnapshotParts, to: SnapshotParts): boolean {
  * top-level sections whose bytes changed, and the domains' edit script. Undefined when the two
  * snapshots do not have the same top-level members (then only the full snapshot will do).
  */
-export function writeDelta(from: SnapshotParts, to: SnapshotParts, since: number, sinceChecksum: string): Buffer | undefined {
+export function writeDelta(from: DeltaBase, to: SnapshotParts, since: number, sinceChecksum: string): Buffer | undefined {
   if (!sameMemberNames(from, to)) return undefined;
   const sections: Buffer[] = [];
   to.members.forEach((member, index) => {

@@ -6,6 +6,7 @@ import { migrate } from '../../src/db/migrator.js';
 import { DomainPieceCache } from '../../src/publish/domain-pieces.js';
 import { buildSnapshot } from '../../src/publish/snapshot-builder.js';
 import { createTestDatabase, dropTestDatabase } from '../support/database.js';
+import { layoutBytes } from '../../src/publish/snapshot-layout.js';
 
 const DEFAULTS = {
   cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false, targeted_cache_control_header: null, strict_rfc9111: false },
@@ -36,10 +37,10 @@ describe('snapshot builds reuse the pieces of unchanged domains', () => {
     await database.pool.query(`INSERT INTO dns_records (domain_id, type, name, content, content_digest, proxied, updated_at) SELECT id, 'A', 'www', '192.0.2.2', 'www', true, now() FROM domains WHERE domain = 'piece-7.example'`);
     const changed = await build(pieces);
     expect(changed.domainsSerialized).to.equal(1);
-    expect(changed.body.toString()).to.include('"www.piece-7.example"');
+    expect(layoutBytes(changed.layout).toString()).to.include('"www.piece-7.example"');
     const fresh = await build(new DomainPieceCache());
     expect(changed.checksum).to.equal(fresh.checksum);
-    expect(changed.body.equals(Buffer.from(JSON.stringify(JSON.parse(fresh.body.toString()))))).to.equal(true);
+    expect(layoutBytes(changed.layout).equals(Buffer.from(JSON.stringify(JSON.parse(layoutBytes(fresh.layout).toString()))))).to.equal(true);
   });
 
   it('serializes again a domain whose origin health flipped, and drops a deactivated domain', async () => {

@@ -7,7 +7,8 @@ import { transaction } from '../../src/db/sql.js';
 import { ActiveVersion } from '../../src/publish/active-version.js';
 import { markConfigDirty } from '../../src/publish/dirty.js';
 import { startPublisher, type StoredVersion } from '../../src/publish/publisher.js';
-import { readSnapshotPayload } from '../../src/publish/snapshot-payload.js';
+import { layoutBytes } from '../../src/publish/snapshot-layout.js';
+import { readSnapshotBytes } from '../../src/publish/snapshot-store.js';
 import { createTestDatabase, dropTestDatabase } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 
@@ -70,6 +71,6 @@ describe('the publisher wakes at each commit that marks the config dirty', funct
     const row = await database.prisma.configSnapshot.findUniqueOrThrow({ where: { version: version! }, select: { checksum: true, created_at: true } });
     const told = stored.find((candidate) => candidate.version === version)!;
     expect(told).to.deep.include({ checksum: row.checksum, createdAt: row.created_at });
-    expect(told.payload.equals((await readSnapshotPayload(database.prisma, version!))!)).to.equal(true);
+    expect(layoutBytes(told.layout).equals((await readSnapshotBytes(database.prisma, version!))!)).to.equal(true);
   });
 });

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { publishOnce } from '../../src/publish/publisher.js';
 import { signedHeaders } from '../../src/shared/signing.js';
 import { TestCore, type Json } from '../support/core.js';
+import { readSnapshotBytes } from '../../src/publish/snapshot-store.js';
 
 const EDGE_TOKEN = 'cdnedge_purge-delivery-tests-0123456789';
 const DEFAULTS = {
@@ -39,7 +40,7 @@ describe('purge delivery through snapshots and heartbeat acknowledgements', () =
     const { version } = await publish();
     const shipped = await purgeStatus(purge.id);
     expect(shipped).to.include({ status: 'in_progress', config_version: version });
-    const snapshot = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: version! } })).payload).toString());
+    const snapshot = JSON.parse((await readSnapshotBytes(core.db, version!))!.toString());
     expect(snapshot.purges.map((item: Json) => item.id)).to.deep.equal([purge.id]);
 
     await heartbeat('edge-a', { purge_acks: [purge.id, 'unknown-purge-id'] });
@@ -53,7 +54,7 @@ describe('purge delivery through snapshots and heartbeat acknowledgements', () =
     expect(done.completed_at).to.be.a('number');
 
     await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'everything' }, 201);
-    const next = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: (await publish()).version! } })).payload).toString());
+    const next = JSON.parse((await readSnapshotBytes(core.db, (await publish()).version!))!.toString());
     expect(next.purges.map((item: Json) => item.id)).to.not.include(purge.id);
   });
 
@@ -67,13 +68,13 @@ describe('purge delivery through snapshots and heartbeat acknowledgements', () =
     await heartbeat('edge-b', { purge_acks: [purge.id] });
     expect((await purgeStatus(purge.id)).status).to.equal('failed');
     await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'everything' }, 201);
-    const next = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: (await publish()).version! } })).payload).toString());
+    const next = JSON.parse((await readSnapshotBytes(core.db, (await publish()).version!))!.toString());
     expect(next.purges.map((item: Json) => item.id)).to.not.include(purge.id);
   });
 
   const activePurgeIds = async () => {
     const state = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
-    const snapshot = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: state.active_version! } })).payload).toString());
+    const snapshot = JSON.parse((await readSnapshotBytes(core.db, state.active_version!))!.toString());
     return snapshot.purges.map((item: Json) => item.id);
   };
 

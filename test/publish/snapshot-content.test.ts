@@ -5,6 +5,7 @@ import { firstMatch, prepareRequest } from '../../src/shared/rules/rule-set.js';
 import { compileSnapshotRules, type ConfigSnapshot, type SnapshotRule } from '../../src/shared/snapshot.js';
 import { snapshotValidators } from '../../src/shared/snapshot-schema.js';
 import { TestCore, type Json } from '../support/core.js';
+import { layoutBytes } from '../../src/publish/snapshot-layout.js';
 
 const DEFAULTS = {
   cache: { caching_enabled: true, default_edge_ttl_seconds: 3600, browser_ttl_seconds: 14400, respect_origin_cache_control: true, query_string_mode: 'include', stale_while_revalidate_seconds: 0, stale_if_error_seconds: 0, development_mode: false, targeted_cache_control_header: null, strict_rfc9111: false },
@@ -46,7 +47,7 @@ describe('config snapshot content', () => {
     await core.post(`${base}/page-rules`, { name: 'shop posts', url_pattern: 'www.content.example/shop/*', match: { methods: ['POST'] }, settings: { cache_level: 'bypass' } }, 201);
     const config = loadConfig({ DATABASE_URL: core.databaseUrl, CDN_EDGE_CHALLENGE_DIFFICULTY: '3' });
     const built = await buildSnapshot(core.db, core.core.connection.pool, config, DEFAULTS);
-    snapshot = JSON.parse(built.body.toString()) as ConfigSnapshot;
+    snapshot = JSON.parse(layoutBytes(built.layout).toString()) as ConfigSnapshot;
   });
   after(async () => {
     await core.stop();

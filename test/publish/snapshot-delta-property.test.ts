@@ -5,7 +5,10 @@ import { loadConfig } from '../../src/config/load.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrator.js';
 import { DomainPieceCache } from '../../src/publish/domain-pieces.js';
+import { inTransaction } from '../../src/db/transaction.js';
 import { buildSnapshot, type BuiltSnapshot } from '../../src/publish/snapshot-builder.js';
+import { layoutBytes, layoutParts } from '../../src/publish/snapshot-layout.js';
+import { deleteUnusedPieces, readDeltaBase, readSnapshotBytes, readStoredLayout, storeVersion } from '../../src/publish/snapshot-store.js';
 import { applyDelta, snapshotChunks, snapshotParts, writeDelta } from '../../src/shared/snapshot-delta.js';
 import { createTestDatabase, dropTestDatabase } from '../support/database.js';
 
@@ -68,12 +71,22 @@ describe('snapshot deltas reproduce the full snapshot (property test)', function
     await dropTestDatabase(url);
   });
 
-  it(`over ${SEQUENCES} random change sequences, V plus its delta has the checksum of the full V+n, and reused pieces build what a fresh build does`, async () => {
+  // Stored as the publisher stores versions (by pieces); every tenth version the ones older than the last four go, with the pieces no version names.
+  const store = async (version: number, built: BuiltSnapshot) => {
+    const row = { version, checksum: built.checksum, size: built.size, layout: built.layout, source: 'publish', domainCount: built.domainCount, publishedSeq: 0n };
+    await inTransaction(database.pool, (client) => storeVersion(client, row, version > 1 ? version - 1 : null));
+    if (version % 10) return;
+    await database.pool.query('DELETE FROM config_snapshots WHERE version <= $1', [version - 4]);
+    await deleteUnusedPieces(database.pool);
+  };
+
+  it(`over ${SEQUENCES} random change sequences, V plus its delta has the checksum of the full V+n, also between versions stored by pieces, and reused pieces build what a fresh build does`, async () => {
     const pieces = new DomainPieceCache();
     const build = (cache: DomainPieceCache) => buildSnapshot(database.prisma, database.pool, config(), DEFAULTS, cache);
     const kinds = Object.keys(CHANGES);
-    // Deltas start from one of the last three versions: V+n for n from 1 to 3.
+    // Deltas start from one of the last three versions: V+n for n from 1 to 3. history[i] is version i + 1.
     const history: BuiltSnapshot[] = [await build(pieces)];
+    await store(1, history[0]);
     for (let sequence = 0; sequence < SEQUENCES; sequence++) {
       const pick = random(sequence + 1);
       const applied: string[] = [];
@@ -85,12 +98,20 @@ describe('snapshot deltas reproduce the full snapshot (property test)', function
       const to = await build(pieces);
       const label = `sequence ${sequence + 1} (${applied.join(', ')})`;
       expect(to.checksum, `${label}: a build with reused pieces`).to.equal((await build(new DomainPieceCache())).checksum);
+      expect(sha256(layoutBytes(to.layout)), `${label}: the checksum hashed piece by piece`).to.equal(to.checksum);
       const back = 1 + Math.floor(pick() * Math.min(3, history.length));
       const from = history[history.length - back];
-      const delta = writeDelta(snapshotParts(from.body), snapshotParts(to.body), history.length - back, from.checksum);
+      const fromVersion = history.length - back + 1;
+      const fromBytes = layoutBytes(from.layout);
+      const delta = writeDelta(snapshotParts(fromBytes), layoutParts(to.layout), fromVersion, from.checksum);
       expect(delta, label).to.not.equal(undefined);
-      expect(sha256(Buffer.concat(snapshotChunks(applyDelta(snapshotParts(from.body, false), delta!).parts))), `${label}, from ${back} back`).to.equal(to.checksum);
+      expect(sha256(Buffer.concat(snapshotChunks(applyDelta(snapshotParts(fromBytes, false), delta!).parts))), `${label}, from ${back} back`).to.equal(to.checksum);
       history.push(to);
+      await store(history.length, to);
+      const [base, stored] = await Promise.all([readDeltaBase(database.prisma, fromVersion), readStoredLayout(database.prisma, history.length)]);
+      const storedDelta = writeDelta(base!.base, layoutParts(stored!.layout), fromVersion, base!.checksum);
+      expect(storedDelta?.equals(delta!), `${label}: the delta between stored versions`).to.equal(true);
+      expect(sha256((await readSnapshotBytes(database.prisma, history.length))!), `${label}: the stored version read back`).to.equal(to.checksum);
     }
   });
 });

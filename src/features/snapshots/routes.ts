@@ -74,7 +74,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
         // An edge on `since` gets the changes since then when they are smaller than the snapshot (docs/edge-protocol.md, "Config delta").
         const answer = (since === undefined ? undefined : await deltas.get(db, snapshot, since)) ?? snapshot;
         const gzip = prefersGzip(headers['accept-encoding']);
-        return new RawJson(gzip ? await answer.gzip() : answer.json, gzip ? 'gzip' : undefined, ACCEPT_ENCODING);
+        return new RawJson(gzip ? await answer.gzip() : answer.json(), gzip ? 'gzip' : undefined, ACCEPT_ENCODING);
       },
     },
     {

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { ConflictError, NotFoundError, UnavailableError } from '../../http/errors.js';
 import type { ActiveVersion } from '../../publish/active-version.js';
 import { servedVersion } from '../../publish/served-version.js';
-import { readSnapshotPayload } from '../../publish/snapshot-payload.js';
+import { readSnapshotBytes } from '../../publish/snapshot-store.js';
 import { sealKeys, type CertificateKeys, type KeyEnvelope } from '../../shared/certificate-key-envelope.js';
 import type { ConfigSnapshot } from '../../shared/snapshot.js';
 import { privateKeyContext } from './key-storage.js';
@@ -11,7 +11,7 @@ import { SecretKeyError, type SecretBox } from './secret-box.js';
 
 /** The ids of the certificates a stored snapshot version carries; 404 when the version is not stored. */
 async function certificateIdsOf(db: Db, version: number): Promise<string[]> {
-  const payload = await readSnapshotPayload(db, version);
+  const payload = await readSnapshotBytes(db, version);
   if (!payload) throw new NotFoundError('config snapshot', String(version));
   const snapshot = JSON.parse(payload.toString('utf8')) as ConfigSnapshot;
   return snapshot.domains.flatMap((domain) => (domain.certificates ?? []).map((certificate) => certificate.id));

@@ -9,6 +9,7 @@ import { loadApiSchemas, validatorFor } from '../../../src/http/validation.js';
 import { signedHeaders } from '../../../src/shared/signing.js';
 import { TestCore, type Json } from '../../support/core.js';
 import { eventually } from '../../support/eventually.js';
+import { readSnapshotBytes } from '../../../src/publish/snapshot-store.js';
 
 const EDGE_TOKEN = 'cdnedge_origin-health-tests-0123456789';
 
@@ -55,7 +56,7 @@ describe('origin health observations', () => {
     expect(await changeSeq()).to.equal(before + 1);
     await core.post('/api/v1/config/snapshots/rebuild', undefined);
     const state = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
-    const snapshot = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: state.active_version! } })).payload).toString());
+    const snapshot = JSON.parse((await readSnapshotBytes(core.db, state.active_version!))!.toString());
     expect(snapshot.domains[0].origins[0]).to.include({ id: origin.id, health_status: 'unhealthy' });
     const stored = await core.db.originHealthObservation.findMany({ where: { origin_id: origin.id } });
     expect(stored.map((row) => row.failure_kind).filter(Boolean).sort()).to.deep.equal(['connect', 'timeout']);
@@ -150,7 +151,7 @@ describe('origin health decay on a schedule', () => {
   const snapshotOrigin = async (id: string) => {
     await core.post('/api/v1/config/snapshots/rebuild', undefined);
     const state = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
-    const snapshot = JSON.parse(Buffer.from((await core.db.configSnapshot.findUniqueOrThrow({ where: { version: state.active_version! } })).payload).toString());
+    const snapshot = JSON.parse((await readSnapshotBytes(core.db, state.active_version!))!.toString());
     return snapshot.domains[0].origins.find((item: Json) => item.id === id);
   };
   const housekeeping = (offsetMs: number) => startHousekeeping(core.core.connection, loadConfig({ DATABASE_URL: core.databaseUrl }), pino({ level: 'silent' }), { intervalMs: 50, now: () => new Date(Date.now() + offsetMs) });
