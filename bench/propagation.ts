@@ -36,6 +36,7 @@ import { insertOnboardDomains, onboardDomain } from '../test/support/onboard-dom
 import { CoreProxy } from '../test/edge/agent/core-proxy.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
 import { EdgeProcess } from '../test/support/edge-process.js';
+import type { PublishTimings } from '../src/publish/publisher.js';
 
 const DOMAIN_COUNTS = (process.env.BENCH_PROPAGATION_DOMAINS ?? '1000,10000').split(',').map(Number);
 const CHANGES = Number(process.env.BENCH_PROPAGATION_CHANGES ?? 50);
@@ -53,15 +54,16 @@ const SERVE_TIMEOUT_MS = 120_000;
 const KB = 1024;
 
 /** `publishedAt`: when the core logged each version it published (ms since the epoch), and how long its build and store took. */
-type Core = CoreProcess & { api: (method: string, path: string, body?: unknown) => Promise<{ data: any; headers: Headers }>; publishedAt: Map<number, number>; publishTimings: Map<number, { build: number; store: number }> };
+type Core = CoreProcess & { api: (method: string, path: string, body?: unknown) => Promise<{ data: any; headers: Headers }>; publishedAt: Map<number, number>; publishTimings: Map<number, PublishTimings> };
 
 async function coreWithApi(url: string, env: Record<string, string>): Promise<Core> {
   const publishedAt = new Map<number, number>();
-  const publishTimings = new Map<number, { build: number; store: number }>();
+  const publishTimings = new Map<number, PublishTimings>();
   const core = await startCoreProcess(url, env, (entry) => {
     if (entry.msg !== 'config snapshot published' || typeof entry.version !== 'number') return;
-    publishedAt.set(entry.version, entry.time!);
-    publishTimings.set(entry.version, { build: entry.build_ms as number, store: entry.store_ms as number });
+    // Logged once older versions are pruned; edges hear of the version at its commit, before that.
+    publishedAt.set(entry.version, entry.time! - (entry.prune_ms as number));
+    publishTimings.set(entry.version, entry as unknown as PublishTimings);
   });
   const api = async (method: string, pathWithQuery: string, body?: unknown) => {
     const response = await fetch(`${core.base}${pathWithQuery}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -130,8 +132,8 @@ function arrivalLines(core: Core, label: string, rounds: Arrivals[]): string {
   const timings = rounds.map((round) => core.publishTimings.get(round.version)!);
   return [
     `  ${label} → every edge serving it (${rounds.length} changes): ${summary(rounds.map((round) => Math.max(...round.edges)))}`,
-    `    → the version published (the core's log): ${summary(rounds.map((round) => round.published))}; → the first edge: ${summary(rounds.map((round) => Math.min(...round.edges)))}`,
-    `    the publisher's build: ${summary(timings.map((timing) => timing.build))}; its store: ${summary(timings.map((timing) => timing.store))}`,
+    `    → the version published (the core's log, at its commit): ${summary(rounds.map((round) => round.published))}; → the first edge: ${summary(rounds.map((round) => Math.min(...round.edges)))}`,
+    `    the publisher's wait from the change: ${summary(timings.map((timing) => timing.wait_ms ?? 0))}; its build: ${summary(timings.map((timing) => timing.build_ms))}; its store: ${summary(timings.map((timing) => timing.store_ms))}; then its pruning: ${summary(timings.map((timing) => timing.prune_ms))}`,
   ].join('\n');
 }
 
@@ -203,12 +205,14 @@ async function edgesCpuSeconds(edges: EdgeProcess[]): Promise<number> {
 async function apiWrites(core: Core, edges: EdgeProcess[], proxy: CoreProxy, domainIds: string[]): Promise<void> {
   const rounds: Arrivals[] = [];
   const bytes: number[] = [];
+  const answered: number[] = [];
   const cpuBefore = await edgesCpuSeconds(edges);
   for (let round = 1; round <= CHANGES; round++) {
     const domainId = domainIds[round % domainIds.length];
     const bytesBefore = configBytes(proxy);
     const started = Date.now();
     const written = await core.api('POST', `/api/v1/domains/${domainId}/dns/records`, { type: 'A', name: `api-${round}`, content: '192.0.2.77', proxied: true });
+    answered.push(Date.now() - started);
     const change = written.headers.get('x-cdn-config-change');
     if (!change) throw new Error('the write carried no X-CDN-Config-Change');
     rounds.push(await untilEveryEdgeServes(core, edges, started, versionOfChange(core, `change=${change}`)));
@@ -216,6 +220,7 @@ async function apiWrites(core: Core, edges: EdgeProcess[], proxy: CoreProxy, dom
   }
   const cpuPerEdge = ((await edgesCpuSeconds(edges)) - cpuBefore) / CHANGES / edges.length;
   console.log(arrivalLines(core, 'API write', rounds));
+  console.log(`    the write answered in ${summary(answered)}`);
   console.log(`    CPU per edge (primary + worker) per change: ${(cpuPerEdge * 1000).toFixed(0)} ms, all included (applying it, heartbeats)`);
   console.log(`  bytes one edge received per one-record change (config answers, gzip): ${summary(bytes, (value) => `${(value / KB).toFixed(2)} KB`)}`);
 }

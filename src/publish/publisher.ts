@@ -14,8 +14,13 @@ import { sqlOf } from '../db/sql.js';
 
 /** A version being stored: what the core that stores it serves without reading it back. */
 export type StoredVersion = { version: number; checksum: string; createdAt: Date; layout: SnapshotLayout };
-/** `timings`: how long a publish that stored a version took to build it and to store it (ms). */
-export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string; timings?: { build_ms: number; store_ms: number } };
+/**
+ * `timings` of a publish that stored a version (ms): from the first change it publishes (the
+ * config's dirty_since) to the start of its build, the build, the store (committed at its end),
+ * and the pruning of older versions after the commit.
+ */
+export type PublishTimings = { wait_ms: number | null; build_ms: number; store_ms: number; prune_ms: number };
+export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string; timings?: PublishTimings };
 
 // The rollout's fleet and canary versions are kept whatever their age: edges are served them (docs/rollout.md).
 // Then the pieces no version kept names are deleted.
@@ -115,9 +120,10 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
   }
   const version = (state.active_version ?? 0) + 1;
   await storeSnapshot(client, { version, previous: state.active_version, built, seen, now, source, onStored: publishing.onStored });
-  const timings = { build_ms: Math.round(builtAt - started), store_ms: Math.round(performance.now() - builtAt) };
+  const storedAt = performance.now();
   await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
-  return { outcome: 'published', version, timings };
+  const wait = state.dirty_since ? Math.max(0, Math.round(now.getTime() - state.dirty_since.getTime())) : null;
+  return { outcome: 'published', version, timings: { wait_ms: wait, build_ms: Math.round(builtAt - started), store_ms: Math.round(storedAt - builtAt), prune_ms: Math.round(performance.now() - storedAt) } };
 }
 
 /**
