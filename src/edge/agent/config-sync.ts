@@ -1,7 +1,7 @@
 // Keeps the edge's active config snapshot: the last-known-good from disk at start,
 // then one long-poll of the core kept open (waitSeconds; pull-pacing.ts says when the
-// next one goes), or a poll every refreshSeconds without it. A snapshot is activated (saved,
-// then announced with 'snapshot') only after every check of snapshot-check.ts;
+// next one goes), or a poll every refreshSeconds without it. A snapshot is activated (announced
+// with 'snapshot', then saved as the last-known-good) only after every check of snapshot-check.ts;
 // anything else keeps the active one and is counted.
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -9,7 +9,8 @@ import { CoreRequestError, describeAnswer, type CoreClient } from './core-client
 import { checkDeltaAnswer } from './delta-check.js';
 import { nextPullDelayMs } from './pull-pacing.js';
 import { ANSWER_ENVELOPE_BYTES, announcedSnapshot, checkConfigAnswer, type PulledSnapshot } from './snapshot-check.js';
-import { loadLastKnownGood, saveLastKnownGood } from './snapshot-store.js';
+import { LastKnownGoodWriter } from './last-known-good-writer.js';
+import { loadLastKnownGood } from './snapshot-store.js';
 
 export type SnapshotSource = 'disk' | 'core';
 export type PullOutcome = { outcome: 'updated' | 'unchanged' | 'invalid' | 'unreachable' | 'none'; version: number | null; detail?: string };
@@ -83,9 +84,11 @@ export class ConfigSync extends EventEmitter {
   /** Answers are checked and activated one at a time, whichever request (long-poll or pullNow) brought them. */
   private turn: Promise<unknown> = Promise.resolve();
   private abandon = new AbortController();
+  private readonly lastKnownGood: LastKnownGoodWriter;
 
   constructor(private readonly options: ConfigSyncOptions) {
     super();
+    this.lastKnownGood = new LastKnownGoodWriter(options.dataDir, (pulled, error) => this.recordSave(pulled, error));
   }
 
   /** Activates the last-known-good from disk (if any and valid), then starts polling at once; resolves after the disk step. */
@@ -109,6 +112,17 @@ export class ConfigSync extends EventEmitter {
     this.abandon.abort();
     clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  /** Resolves once the snapshots activated so far are saved as the last-known-good (or failed to be). */
+  lastKnownGoodSaved(): Promise<void> {
+    return this.lastKnownGood.settled();
+  }
+
+  // Serving the new config matters more than the copy for the next restart: a failed save is reported, nothing more.
+  private recordSave(pulled: PulledSnapshot, error?: Error): void {
+    this.state.last_save_error = error ? error.message : null;
+    if (error) this.options.logger.error({ err: error, version: pulled.version }, 'could not save the last-known-good snapshot');
   }
 
   /** The active snapshot, if any. */
@@ -225,20 +239,13 @@ export class ConfigSync extends EventEmitter {
     }
   }
 
-  private async accept(pulled: PulledSnapshot): Promise<PullOutcome> {
+  private accept(pulled: PulledSnapshot): PullOutcome {
     const active = this.active;
     if (active && active.version === pulled.version && active.checksum === pulled.checksum) return { outcome: 'unchanged', version: pulled.version };
-    try {
-      await saveLastKnownGood(this.options.dataDir, pulled);
-      this.state.last_save_error = null;
-    } catch (error) {
-      // Serving the new config matters more than the copy for the next restart.
-      this.state.last_save_error = (error as Error).message;
-      this.options.logger.error({ err: error, version: pulled.version }, 'could not save the last-known-good snapshot');
-    }
     this.refused = undefined;
     this.refusedKeys.clear();
     this.activate(pulled, 'core');
+    this.lastKnownGood.save(pulled);
     return { outcome: 'updated', version: pulled.version };
   }
 

@@ -143,11 +143,11 @@ export class EdgeAgent extends EventEmitter {
     for (const shipper of this.shippers) shipper.start();
   }
 
-  /** Stops every loop and ships what the queues hold, within `timeoutMs` in all; usage and security events still undelivered are spooled to disk for the next start. */
+  /** Stops every loop, finishes saving the last-known-good and ships what the queues hold, within `timeoutMs` in all; usage and security events still undelivered are spooled to disk for the next start. */
   async stop(timeoutMs = DEFAULT_STOP_TIMEOUT_MS): Promise<void> {
     this.sync.stop();
     this.heartbeat.stop();
-    await Promise.all(this.shippers.map((shipper) => shipper.flush(timeoutMs)));
+    await Promise.all([...this.shippers.map((shipper) => shipper.flush(timeoutMs)), this.sync.lastKnownGoodSaved()]);
     this.client.close();
     const spool = { usage: this.shipperOf.usage.drain(), security: this.shipperOf.security.drain() };
     await writeSpool(this.options.config.edgeDataDir, spool).catch((error: Error) => this.options.logger.error({ err: error }, 'could not write the telemetry spool; undelivered events are lost'));

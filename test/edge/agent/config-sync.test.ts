@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -48,7 +49,10 @@ describe('edge agent: config sync against a real core', () => {
     proxy.rewriteConfig = undefined;
   });
   afterEach(async () => {
-    for (const sync of syncs.splice(0)) sync.stop();
+    for (const sync of syncs.splice(0)) {
+      sync.stop();
+      await sync.lastKnownGoodSaved();
+    }
     await rm(dataDir, { recursive: true, force: true });
   });
   after(async () => {
@@ -71,18 +75,43 @@ describe('edge agent: config sync against a real core', () => {
     expect(proxy.to('/api/v1/edge/config').at(-1)!.path).to.equal(`/api/v1/edge/config?if_version=${version}&since=${version}`);
   });
 
-  it('saves the last-known-good atomically, before announcing it, with the snapshot bytes verbatim', async () => {
+  it('saves the last-known-good atomically once it is announced, with the snapshot bytes verbatim', async () => {
     const sync = newSync();
-    // The read starts when the snapshot is announced; it may finish after pullNow resolves.
-    let readAtEmit: Promise<Buffer> | undefined;
-    sync.on('snapshot', () => (readAtEmit = readFile(lastKnownGoodPath(dataDir))));
+    let announced: PulledSnapshot | undefined;
+    let onDiskWhenAnnounced: boolean | undefined;
+    sync.on('snapshot', (pulled) => {
+      announced = pulled;
+      onDiskWhenAnnounced = existsSync(lastKnownGoodPath(dataDir));
+    });
     await sync.pullNow();
     const pulled = sync.current()!;
+    expect(announced).to.equal(pulled);
+    expect(onDiskWhenAnnounced, 'served before its copy is written').to.equal(false);
+    await sync.lastKnownGoodSaved();
     const file = await readFile(lastKnownGoodPath(dataDir));
-    expect((await readAtEmit)?.equals(file)).to.equal(true);
     expect(file.includes(Buffer.concat(pulled.chunks))).to.equal(true);
     expect(JSON.parse(file.toString()).data).to.include({ version: pulled.version, checksum: pulled.checksum });
     expect(await readdir(path.dirname(lastKnownGoodPath(dataDir)))).to.deep.equal(['last-known-good.json']);
+  });
+
+  it('serves a new version without waiting for its last-known-good copy, and reports a copy that could not be saved', async () => {
+    const sync = newSync();
+    await sync.pullNow();
+    await sync.lastKnownGoodSaved();
+    // A folder where the file goes: the rename over it fails (even for root), so the save fails.
+    await rm(lastKnownGoodPath(dataDir));
+    await mkdir(lastKnownGoodPath(dataDir));
+    const second = await publishDomain('sync-unsaved.example');
+    expect(await sync.pullNow()).to.deep.equal({ outcome: 'updated', version: second });
+    expect(sync.status().version).to.equal(second);
+    await sync.lastKnownGoodSaved();
+    expect(sync.status().last_save_error).to.match(/EISDIR|is a directory/i);
+    await rm(lastKnownGoodPath(dataDir), { recursive: true });
+    const third = await publishDomain('sync-saved.example');
+    expect(await sync.pullNow()).to.deep.equal({ outcome: 'updated', version: third });
+    await sync.lastKnownGoodSaved();
+    expect(sync.status().last_save_error).to.equal(null);
+    expect(JSON.parse((await readFile(lastKnownGoodPath(dataDir))).toString()).data.version).to.equal(third);
   });
 
   it('pulls a new version published after the first, on pullNow', async () => {
@@ -99,6 +128,7 @@ describe('edge agent: config sync against a real core', () => {
     await first.pullNow();
     const pulled = first.current()!;
     first.stop();
+    await first.lastKnownGoodSaved();
 
     proxy.mode = 'down';
     const restarted = newSync();
@@ -119,6 +149,7 @@ describe('edge agent: config sync against a real core', () => {
     const first = newSync();
     await first.pullNow();
     first.stop();
+    await first.lastKnownGoodSaved();
     await truncate(lastKnownGoodPath(dataDir), 100);
 
     const restarted = newSync();
@@ -135,6 +166,7 @@ describe('edge agent: config sync against a real core', () => {
     const first = newSync();
     await first.pullNow();
     first.stop();
+    await first.lastKnownGoodSaved();
     const file = await readFile(lastKnownGoodPath(dataDir));
     await writeFile(lastKnownGoodPath(dataDir), Buffer.from(file.toString().replace('"purges":[', '"purges": [')));
     proxy.mode = 'down';
