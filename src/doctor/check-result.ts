@@ -21,3 +21,8 @@ export function someOf(names: readonly string[], limit = 3): string {
   if (names.length <= limit) return names.join(', ');
   return `${names.slice(0, limit).join(', ')} and ${names.length - limit} more`;
 }
+
+/** `1 edge`, `3 edges`. */
+export function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

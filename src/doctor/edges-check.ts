@@ -7,7 +7,7 @@ import type { Db } from '../db/client.js';
 import { FORGET_SILENT_EDGE_SECONDS, isFresh } from '../features/rollout/service.js';
 import { readVersionState } from '../publish/active-version.js';
 import { servedVersion, type VersionState } from '../publish/served-version.js';
-import { checkLine, someOf, type CheckResult } from './check-result.js';
+import { checkLine, counted, someOf, type CheckResult } from './check-result.js';
 
 type EdgeRow = { edge_id: string; last_heartbeat_at: Date | null; health_status: string; config_version: number | null; config_error: string | null };
 
@@ -24,10 +24,10 @@ function staleLines(edges: EdgeRow[], config: Config, now: Date): CheckResult[] 
   const lost = stale.filter((edge) => !forgotten.includes(edge));
   const lines: CheckResult[] = [];
   if (lost.length) {
-    lines.push(checkLine('edges', 'fail', `${lost.length} of ${edges.length} edges are stale, out of the pool: ${someOf(lost.map((edge) => silentFor(edge, now)))}`, 'start or repair `cdn edge` there; it must reach the core at CDN_EDGE_CORE_URL (its log says why heartbeats fail)'));
+    lines.push(checkLine('edges', 'fail', `${lost.length} of ${counted(edges.length, 'edge')} stale, out of the pool: ${someOf(lost.map((edge) => silentFor(edge, now)))}`, 'start or repair `cdn edge` there; it must reach the core at CDN_EDGE_CORE_URL (its log says why heartbeats fail)'));
   }
   if (forgotten.length) {
-    lines.push(checkLine('edges', 'warn', `${forgotten.length} edges have been silent for over ${FORGET_SILENT_EDGE_SECONDS / 3600} h: ${someOf(forgotten.map((edge) => silentFor(edge, now)))}`, 'start them again, or leave them if they were taken away for good (rollouts no longer wait for them)'));
+    lines.push(checkLine('edges', 'warn', `${counted(forgotten.length, 'edge')} silent for over ${FORGET_SILENT_EDGE_SECONDS / 3600} h: ${someOf(forgotten.map((edge) => silentFor(edge, now)))}`, 'start them again, or leave them if they were taken away for good (rollouts no longer wait for them)'));
   }
   return lines;
 }
@@ -39,7 +39,7 @@ async function versionAges(db: Db, versions: number[], now: Date): Promise<Map<n
   return new Map(rows.map((row) => [row.version, (now.getTime() - row.created_at.getTime()) / 1000]));
 }
 
-// A fresh edge behind the version it must serve: refused it (its heartbeat says why), or still fetching it,
+// A fresh edge behind the version to serve: refused it (its heartbeat says why), or still fetching it,
 // which is normal for one freshness window after the version was published and a failure after that.
 async function behindLines(db: Db, live: EdgeRow[], state: VersionState, config: Config, now: Date): Promise<CheckResult[]> {
   const behind: Lag[] = live
@@ -53,21 +53,21 @@ async function behindLines(db: Db, live: EdgeRow[], state: VersionState, config:
   const late = waiting.filter((lag) => (ages.get(lag.expected) ?? Infinity) > config.edgeHeartbeatFreshSeconds);
   const arriving = waiting.filter((lag) => !late.includes(lag));
   const lines: CheckResult[] = [];
-  if (refused.length) lines.push(checkLine('edges', 'fail', `${refused.length} edges refused the version they must serve: ${someOf(refused.map(describe), 2)}`, 'fix what the edge refuses (docs/snapshots.md; a snapshot over CDN_EDGE_CONFIG_MAX_BYTES on the edge, most often)'));
-  if (late.length) lines.push(checkLine('edges', 'fail', `${late.length} edges are behind the version they must serve: ${someOf(late.map(describe))}`, 'check that they reach the core at CDN_EDGE_CORE_URL (`cdn rollout status` shows the rollout)'));
-  if (arriving.length) lines.push(checkLine('edges', 'warn', `${arriving.length} edges are still fetching a version published moments ago: ${someOf(arriving.map(describe))}`, 'run doctor again in a minute'));
+  if (refused.length) lines.push(checkLine('edges', 'fail', `${counted(refused.length, 'edge')} refused the version to serve: ${someOf(refused.map(describe), 2)}`, 'fix what the edge refuses (docs/snapshots.md; a snapshot over CDN_EDGE_CONFIG_MAX_BYTES on the edge, most often)'));
+  if (late.length) lines.push(checkLine('edges', 'fail', `${counted(late.length, 'edge')} behind the version to serve: ${someOf(late.map(describe))}`, 'check that they reach the core at CDN_EDGE_CORE_URL (`cdn rollout status` shows the rollout)'));
+  if (arriving.length) lines.push(checkLine('edges', 'warn', `${counted(arriving.length, 'edge')} still fetching a version published moments ago: ${someOf(arriving.map(describe))}`, 'run doctor again in a minute'));
   return lines;
 }
 
 function healthLines(live: EdgeRow[]): CheckResult[] {
   const unhealthy = live.filter((edge) => edge.health_status !== 'healthy');
   if (unhealthy.length === 0) return [];
-  return [checkLine('edges', 'fail', `${unhealthy.length} edges report themselves unhealthy, out of the pool: ${someOf(unhealthy.map((edge) => edge.edge_id))}`, 'see /ready on each of them')];
+  return [checkLine('edges', 'fail', `${counted(unhealthy.length, 'edge')} reporting itself unhealthy, out of the pool: ${someOf(unhealthy.map((edge) => edge.edge_id))}`, 'see /ready on each of them')];
 }
 
 function summary(edges: EdgeRow[], state: VersionState): string {
   const version = state.fleet === null ? `the newest version (${state.active ?? 'none published yet'})` : `their rollout version (fleet ${state.fleet}${state.canary === null ? '' : `, canaries ${state.canary}`})`;
-  return `${edges.length} edges registered, all fresh, healthy and on ${version}`;
+  return `${counted(edges.length, 'edge')} registered, all fresh, healthy and on ${version}`;
 }
 
 /** `edges`: at least one enabled edge, none stale or unhealthy, each on the version it must serve. */

@@ -23,9 +23,10 @@ async function reachability(source: DesiredSource, timeoutMs: number): Promise<C
   }
 }
 
-function runLine(repo: RepoStatus): CheckResult {
+// `named`: the line says which repository (not when it follows the configured repository's own line).
+function runLine(repo: RepoStatus, named = true): CheckResult {
   const run = repo.last_run;
-  const at = `${repo.repo}: last run ${run.status}${run.commit_sha ? ` at ${run.commit_sha.slice(0, 12)}` : ''}`;
+  const at = `${named ? `${repo.repo}: ` : ''}last run ${run.status}${run.commit_sha ? ` at ${run.commit_sha.slice(0, 12)}` : ''}`;
   const kept = repo.last_good_commit ? `; ${repo.last_good_commit.slice(0, 12)} stays in force` : '';
   switch (repo.state) {
     case 'ok':
@@ -39,15 +40,23 @@ function runLine(repo: RepoStatus): CheckResult {
   }
 }
 
+// The configured repository in one line when it answers and its last run applied; else each problem.
+async function configuredRepoLines(source: DesiredSource, repos: RepoStatus[], db: Db | undefined, timeoutMs: number): Promise<CheckResult[]> {
+  const reached = await reachability(source, timeoutMs);
+  const repo = repos.find((candidate) => candidate.repo === source.label);
+  if (!db) return [reached];
+  if (!repo) return [reached, checkLine('gitops', 'warn', `no run of ${source.label} is recorded yet`, 'start a core with CDN_GITOPS_REPO: its controller reconciles every CDN_GITOPS_INTERVAL_SECONDS')];
+  const ran = runLine(repo);
+  if (reached.status === 'ok' && ran.status === 'ok') return [checkLine('gitops', 'ok', `${reached.message}; ${runLine(repo, false).message}`)];
+  return [reached, ran];
+}
+
 /** `gitops`: the configured repository answers, and every repository's last run applied (no run yet: a warning). */
 export async function gitopsCheck(db: Db | undefined, config: Config, timeoutMs: number): Promise<CheckResult[]> {
   const source = config.gitopsRepo ? sourceFor(config.gitopsRepo, config.gitopsBranch, config.gitopsPath, config.dataDir, configuredCredentials(config)) : undefined;
-  const lines = source ? [await reachability(source, timeoutMs)] : [];
   const repos = db ? (await gitopsStatus(db, config)).repos : [];
-  lines.push(...repos.map(runLine));
-  if (source && db && !repos.some((repo) => repo.repo === source.label)) {
-    lines.push(checkLine('gitops', 'warn', `no run of ${source.label} is recorded yet`, 'start a core with CDN_GITOPS_REPO: its controller reconciles every CDN_GITOPS_INTERVAL_SECONDS'));
-  }
+  const lines = source ? await configuredRepoLines(source, repos, db, timeoutMs) : [];
+  lines.push(...repos.filter((repo) => repo.repo !== source?.label).map((repo) => runLine(repo)));
   if (lines.length === 0) lines.push(checkLine('gitops', 'skip', 'CDN_GITOPS_REPO is not set and no run is recorded: GitOps is not in use', 'set CDN_GITOPS_REPO to have the core reconcile a repository (docs/gitops.md)'));
   return lines;
 }

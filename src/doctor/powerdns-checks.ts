@@ -6,7 +6,7 @@ import type { Db } from '../db/client.js';
 import { dnsHealth } from '../publish/dns/dns-health.js';
 import { ZONE_ACCOUNT } from '../publish/dns/dns-sync.js';
 import { powerDnsClient, testPowerDns } from '../publish/dns/powerdns-connection.js';
-import { checkLine, someOf, type CheckResult } from './check-result.js';
+import { checkLine, counted, someOf, type CheckResult } from './check-result.js';
 
 function boundedConfig(config: Config, timeoutMs: number): Config {
   return { ...config, powerdnsTimeoutMs: Math.min(config.powerdnsTimeoutMs, timeoutMs) };
@@ -38,11 +38,11 @@ export async function dnsZonesCheck(db: Db, config: Config, timeoutMs: number): 
   const lines: CheckResult[] = [];
   if (health.failing) {
     const failing = await db.dnsZoneState.findMany({ where: { last_error: { not: null } }, select: { zone_name: true, last_error: true }, orderBy: { zone_name: 'asc' } });
-    lines.push(checkLine('dns-zones', 'fail', `${health.failing} of ${health.zones} zones fail to sync (${someOf(failing.map((zone) => `${zone.zone_name}: ${zone.last_error}`), 2)})`, 'fix what PowerDNS refuses (GET /api/v1/dns/sync-events lists each attempt)'));
+    lines.push(checkLine('dns-zones', 'fail', `${health.failing} of ${counted(health.zones, 'zone')} failing to sync (${someOf(failing.map((zone) => `${zone.zone_name}: ${zone.last_error}`), 2)})`, 'fix what PowerDNS refuses (GET /api/v1/dns/sync-events lists each attempt)'));
   }
   const missing = await zonesMissingFromPowerDns(db, config, timeoutMs);
-  if (missing.length) lines.push(checkLine('dns-zones', 'fail', `${missing.length} published zones are missing from PowerDNS (${someOf(missing)})`, 'the next full sync of a core with CDN_POWERDNS_API_URL writes them again (every CDN_SYNC_INTERVAL_SECONDS); check that one runs'));
-  if (health.pending) lines.push(checkLine('dns-zones', 'warn', `${health.pending} of ${health.zones} zones wait to be published`, 'a core with CDN_POWERDNS_API_URL writes them within CDN_SYNC_INTERVAL_SECONDS; if they keep waiting, check that one runs'));
-  if (lines.length === 0) lines.push(checkLine('dns-zones', 'ok', health.zones ? `${health.in_sync} of ${health.zones} zones in sync with PowerDNS` : 'no domain yet, so no zone to publish'));
+  if (missing.length) lines.push(checkLine('dns-zones', 'fail', `${counted(missing.length, 'published zone')} missing from PowerDNS (${someOf(missing)})`, 'the next full sync of a core with CDN_POWERDNS_API_URL writes them again (every CDN_SYNC_INTERVAL_SECONDS); check that one runs'));
+  if (health.pending) lines.push(checkLine('dns-zones', 'warn', `${health.pending} of ${counted(health.zones, 'zone')} waiting to be published`, 'a core with CDN_POWERDNS_API_URL writes them within CDN_SYNC_INTERVAL_SECONDS; if they keep waiting, check that one runs'));
+  if (lines.length === 0) lines.push(checkLine('dns-zones', 'ok', health.zones ? `${health.in_sync} of ${counted(health.zones, 'zone')} in sync with PowerDNS` : 'no domain yet, so no zone to publish'));
   return lines;
 }
