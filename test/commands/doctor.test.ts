@@ -171,6 +171,26 @@ describe('cdn doctor against a local stack', function () {
     expect(code).to.equal(1);
   });
 
+  it('fails the powerdns check when PowerDNS has no server of CDN_POWERDNS_SERVER_ID', async () => {
+    const { code, results } = await doctorJson({ ...env, CDN_POWERDNS_SERVER_ID: 'elsewhere' });
+    expect(withStatus(results, 'fail').map((result) => `${result.check} ${result.fix}`)).to.deep.equal(['powerdns set CDN_POWERDNS_SERVER_ID to the id PowerDNS lists at /api/v1/servers (usually localhost)']);
+    expect(code).to.equal(1);
+  });
+
+  it('fails the gitops check when the repository does not answer, and still reports the runs recorded of the one before', async () => {
+    const gone = `file://${path.join(dataDir, 'gone.git')}`;
+    const { code, results } = await doctorJson({ ...env, CDN_GITOPS_REPO: gone });
+    const [unreachable, noRun, before, ...more] = results.filter((result) => result.check === 'gitops');
+    expect(more).to.deep.equal([]);
+    expect(unreachable.status).to.equal('fail');
+    expect(unreachable.message.startsWith(`git ls-remote ${gone} failed: `), unreachable.message).to.equal(true);
+    expect(noRun).to.include({ status: 'warn', message: `no run of ${gone} is recorded yet` });
+    expect(before.status).to.equal('ok');
+    expect(before.message).to.match(new RegExp(`^${repo.url}: last run (applied|no_changes) at [0-9a-f]{12}$`));
+    expect(withStatus(results, 'fail')).to.deep.equal([unreachable]);
+    expect(code).to.equal(1);
+  });
+
   it('fails the edges check naming a stale edge (an edge row with a heartbeat ten minutes old)', async () => {
     await core.db.edgeNode.create({ data: { edge_id: 'edge-gone', health_status: 'healthy', last_heartbeat_at: new Date(Date.now() - 600_000), config_version: 1 } });
     try {
