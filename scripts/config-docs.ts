@@ -32,6 +32,7 @@ Every setting comes from an environment variable. They are read and validated in
 (\`src/config/\`) when a command starts: a bad value stops the process with one line naming the
 variable, for example \`cdn: configuration error: CDN_SYNC_INTERVAL_SECONDS="abc" is not an integer\`
 (exit code 2). Booleans accept \`true/false\`, \`1/0\`, \`yes/no\`, \`on/off\`; an empty value means "unset".
+\`cdn doctor\` names every bad value at once, and the settings unsafe in production (docs/doctor.md).
 
 \`CDN_ENV\` picks between the spec's "dev" and "production start" defaults where they differ; a
 variable set explicitly always wins.

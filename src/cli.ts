@@ -24,6 +24,7 @@ const commands = {
   reconcile: () => import('./commands/reconcile.js'),
   edge: () => import('./commands/edge.js'),
   rollout: () => import('./commands/rollout.js'),
+  doctor: () => import('./commands/doctor.js'),
 };
 
 /** Builds the `cdn` command tree; each action loads the configuration lazily so `--help` never needs it. */
@@ -138,6 +139,13 @@ export function buildCli(): Command {
     .option('--wait [seconds]', 'with --once: then wait until every pool edge serves the result (default 300 seconds)')
     .addHelpText('after', '\nExit codes with --once: 0 applied or no changes (with --wait: and every pool edge serves it), 1 anything else (rejected, refused by the safety gate: its error names the cdn accept-plan line, failed, partial), 5 --wait timed out (the laggards are named on stderr).')
     .action(async (options: import('./commands/reconcile.js').ReconcileOptions) => (await commands.reconcile()).runReconcile(config(), options));
+  program
+    .command('doctor')
+    .description('check this environment before going live: configuration, production-unsafe settings, secrets, database and migrations, PowerDNS and its zones, the ACME directory, edges, GitOps; one line per check with what to do')
+    .option('--json', 'print the checks as a JSON array')
+    .option('--timeout <seconds>', 'bound of each network call; a whole check gets 2 s more', '10')
+    .addHelpText('after', '\nExit codes: 0 nothing failed (warnings and skipped checks do not fail), 1 a check failed (docs/doctor.md).')
+    .action(async (options: import('./commands/doctor.js').DoctorCommandOptions) => (await commands.doctor()).runDoctor(options));
   registerAdminCommands(program.command('admin').description('manage admin users'), config);
   registerEdgeTokenCommands(program.command('edge-token').description('manage edge tokens'), config);
   return program;

@@ -65,20 +65,56 @@ function parseVariable(variable: Variable, raw: string | undefined, profile: Pro
   }
 }
 
+function profileOf(env: NodeJS.ProcessEnv): Profile {
+  return parseEnum(VARIABLES.env, env[VARIABLES.env.env] || VARIABLES.env.default) as Profile;
+}
+
 /** Reads every variable of VARIABLES from `env`, applying the spec's defaults; throws ConfigError on the first bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const profile = parseEnum(VARIABLES.env, env[VARIABLES.env.env] || VARIABLES.env.default) as Profile;
+  const profile = profileOf(env);
   const config: Record<string, unknown> = {};
   for (const [key, variable] of Object.entries(VARIABLES) as [string, Variable][]) {
     config[key] = parseVariable(variable, env[variable.env], profile);
   }
-  checkBootstrapAdmin(config as Config);
-  checkClientIpHashKey(config as Config);
-  checkSslSecretKeys(config as Config);
-  checkTrustedProxies(config as Config);
-  checkPowerDns(config as Config);
-  if (config.gitopsRepoToken && config.gitopsRepoTokenFile) throw new ConfigError('CDN_GITOPS_REPO_TOKEN and CDN_GITOPS_REPO_TOKEN_FILE are both set; keep one');
+  checkAcrossVariables(config as Config);
   return Object.freeze(config) as Config;
+}
+
+/**
+ * Every reason `loadConfig(env)` would refuse `env`, not only the first: one message per badly set
+ * variable, then (when each parses) the first rule across variables that fails. Empty when it loads.
+ */
+export function configProblems(env: NodeJS.ProcessEnv): string[] {
+  let profile: Profile;
+  try {
+    profile = profileOf(env);
+  } catch (error) {
+    return [(error as Error).message];
+  }
+  const problems: string[] = [];
+  for (const variable of Object.values(VARIABLES) as Variable[]) {
+    try {
+      parseVariable(variable, env[variable.env], profile);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  if (problems.length) return problems;
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    return [(error as Error).message];
+  }
+}
+
+function checkAcrossVariables(config: Config): void {
+  checkBootstrapAdmin(config);
+  checkClientIpHashKey(config);
+  checkSslSecretKeys(config);
+  checkTrustedProxies(config);
+  checkPowerDns(config);
+  if (config.gitopsRepoToken && config.gitopsRepoTokenFile) throw new ConfigError('CDN_GITOPS_REPO_TOKEN and CDN_GITOPS_REPO_TOKEN_FILE are both set; keep one');
 }
 
 function checkBootstrapAdmin(config: Config): void {

@@ -5,19 +5,16 @@ import path from 'node:path';
 import pino from 'pino';
 import { ConfigError, type Config } from '../config/load.js';
 import { resolveEdgeId } from './agent/edge-agent.js';
+import { clearanceSecretProblem, MIN_SECRET } from './clearance-secret.js';
 import { runEdgePrimary } from './primary/edge-primary.js';
 import { runEdgeWorker } from './worker/edge-worker.js';
-
-const MIN_SECRET = 32;
 
 // Outside production an edge without CDN_EDGE_CLEARANCE_SECRET makes one and keeps it in its data folder,
 // so clearances survive a restart; several edges sharing clearances must be given the same secret.
 async function clearanceSecret(config: Config): Promise<string> {
-  if (config.edgeClearanceSecret) {
-    if (config.edgeClearanceSecret.length < MIN_SECRET) throw new ConfigError(`CDN_EDGE_CLEARANCE_SECRET must be at least ${MIN_SECRET} characters`);
-    return config.edgeClearanceSecret;
-  }
-  if (config.env === 'production') throw new ConfigError('CDN_EDGE_CLEARANCE_SECRET must be set in production (the same value on every edge)');
+  const problem = clearanceSecretProblem(config);
+  if (problem) throw new ConfigError(problem);
+  if (config.edgeClearanceSecret) return config.edgeClearanceSecret;
   const file = path.resolve(config.edgeDataDir, 'clearance-secret');
   const existing = (await readFile(file, 'utf8').catch(() => '')).trim();
   if (existing.length >= MIN_SECRET) return existing;

@@ -83,11 +83,14 @@ function credentialHint(output: string, tokenSent: boolean): string {
   return tokenSent ? ' (the server did not accept the token: check CDN_GITOPS_REPO_TOKEN or CDN_GITOPS_REPO_TOKEN_FILE, and CDN_GITOPS_REPO_USERNAME)' : ' (the repository needs credentials: set CDN_GITOPS_REPO_TOKEN_FILE or CDN_GITOPS_REPO_TOKEN)';
 }
 
-/** Runs a git command that reaches `access`'s repository (clone, fetch); its error never holds a credential. */
-export async function gitRemote(access: RepositoryAccess, args: string[], cwd?: string): Promise<void> {
+/**
+ * Runs a git command that reaches `access`'s repository (clone, fetch, ls-remote) and returns its
+ * output; its error never holds a credential. `timeoutMs` kills git when it takes longer.
+ */
+export async function gitRemote(access: RepositoryAccess, args: string[], cwd?: string, timeoutMs?: number): Promise<string> {
   const { env, token } = await gitEnvironment(access.name, access.credentials);
   try {
-    await run('git', args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+    return (await run('git', args, { cwd, env, maxBuffer: 16 * 1024 * 1024, timeout: timeoutMs })).stdout;
   } catch (error) {
     const output = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
     const message = withoutUrlCredentials(`git ${args[0]} ${access.name} failed: ${output}${credentialHint(output, token !== undefined)}`);

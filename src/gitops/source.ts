@@ -101,6 +101,12 @@ export class CloneSource implements DesiredSource {
     return { dir: path.join(this.checkout, this.subdir), sha: await headOf(this.checkout) };
   }
 
+  /** Whether the repository answers and holds the branch: `git ls-remote`, nothing cloned; throws when it does not answer. */
+  async hasBranch(timeoutMs: number): Promise<boolean> {
+    const heads = await gitRemote(this.access, ['ls-remote', '--heads', '--', this.access.name, `refs/heads/${this.branch}`], undefined, timeoutMs);
+    return heads.trim() !== '';
+  }
+
   async atCommit<T>(sha: string, work: (dir: string) => Promise<T>): Promise<T | undefined> {
     const git = simpleGit(this.checkout);
     const worktree = `${this.checkout}-at-${sha.slice(0, 12)}`;

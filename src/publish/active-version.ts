@@ -23,6 +23,11 @@ function stateOf(row: VersionsRow | undefined): VersionState {
   return { active: row.active_version, fleet: row.fleet_version, canary: row.canary_version, canaryEdges: new Set(row.canary_edges ?? []) };
 }
 
+/** The active, fleet and canary versions as publish_state holds them now (no listener). */
+export async function readVersionState(pool: pg.Pool): Promise<VersionState> {
+  return stateOf((await pool.query<VersionsRow>(READ_VERSIONS)).rows[0]);
+}
+
 /** How a wait for a newer version ended. */
 export type WaitOutcome = 'changed' | 'timeout' | 'stopping';
 type Waiter = { from: number | null; edgeId: string | undefined; end: (outcome: WaitOutcome) => void };
@@ -65,7 +70,7 @@ export class ActiveVersion {
   /** The active, fleet and canary versions, from memory while listening. */
   async versions(): Promise<VersionState> {
     if (this.known !== undefined) return this.known;
-    return stateOf((await this.pool.query<VersionsRow>(READ_VERSIONS)).rows[0]);
+    return readVersionState(this.pool);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { ConfigError, configProblems, loadConfig } from '../../src/config/load.js';
 import { VARIABLES } from '../../src/config/variables.js';
 
 describe('configuration', () => {
@@ -80,6 +80,20 @@ describe('configuration', () => {
     expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'http://admin:s3cret@127.0.0.1:8081', CDN_POWERDNS_API_KEY: 'k' })).to.throw(ConfigError, /must not carry a user or password/);
     expect(() => loadConfig({ CDN_POWERDNS_API_URL: 'http://127.0.0.1:8081', CDN_POWERDNS_API_KEY: 'k', CDN_POWERDNS_SERVER_ID: '../zones' })).to.throw(ConfigError, /CDN_POWERDNS_SERVER_ID/);
     expect(loadConfig({ CDN_POWERDNS_API_URL: 'http://127.0.0.1:8081', CDN_POWERDNS_API_KEY: 'k' })).to.include({ powerdnsServerId: 'localhost', powerdnsTimeoutMs: 5000, powerdnsMaxAttempts: 4 });
+  });
+
+  it('lists every badly set variable, where loading stops at the first', () => {
+    expect(configProblems({ CDN_SYNC_INTERVAL_SECONDS: 'abc', CDN_AUTO_MIGRATE: 'maybe', CDN_CORE_PORT: '70000' })).to.deep.equal([
+      'CDN_CORE_PORT=70000 is out of range (0 to 65535)',
+      'CDN_AUTO_MIGRATE="maybe" is not a boolean (use true/false or 1/0)',
+      'CDN_SYNC_INTERVAL_SECONDS="abc" is not an integer',
+    ]);
+  });
+
+  it('lists the rule across variables that fails once each variable parses, and nothing for a configuration that loads', () => {
+    expect(configProblems({ CDN_POWERDNS_API_URL: 'http://127.0.0.1:8081' })).to.deep.equal(['CDN_POWERDNS_API_KEY must be set when CDN_POWERDNS_API_URL is']);
+    expect(configProblems({ CDN_ENV: 'staging' })).to.deep.equal(['CDN_ENV="staging" must be one of development, production']);
+    expect(configProblems({ CDN_ENV: 'production' })).to.deep.equal([]);
   });
 
   it('documents every variable in docs/configuration.md', () => {

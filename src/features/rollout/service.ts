@@ -63,7 +63,8 @@ function laggardOf(edge: EdgeRow, fresh: boolean): Laggard {
   return { edge_id: edge.edge_id, active_version: edge.config_version, reason, error: reason === 'reload_failed' ? edge.config_error : null, last_heartbeat_at: unixSeconds(edge.last_heartbeat_at) };
 }
 
-function isFresh(edge: EdgeRow, freshSeconds: number, now: Date): boolean {
+/** Whether the edge's last heartbeat is within the freshness window (CDN_EDGE_HEARTBEAT_FRESH_SECONDS). */
+export function isFresh(edge: Pick<EdgeRow, 'last_heartbeat_at'>, freshSeconds: number, now: Date): boolean {
   return edge.last_heartbeat_at !== null && now.getTime() - edge.last_heartbeat_at.getTime() <= freshSeconds * 1000;
 }
 
