@@ -3,7 +3,7 @@ import type { AuthLevel } from './auth.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './paging.js';
 import { ERROR_MEANINGS, ERROR_SCHEMA, errorStatusesOf } from './openapi-errors.js';
 import { componentRef, componentsFor } from './openapi-schemas.js';
-import { readResponseSchemas, type JsonSchema } from './response-schemas.js';
+import { readRequestExamples, readResponseSchemas, requestExampleOf, type JsonSchema } from './response-schemas.js';
 import { RawJson, type QueryParameter, type Route } from './route.js';
 
 /** Where the core serves its OpenAPI document. */
@@ -49,12 +49,15 @@ function operationId(route: Route): string {
 
 function parametersOf(route: Route): unknown[] {
   const pathParameters = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string', minLength: 1 } }));
-  const query = [...(route.paged ? PAGING : []), ...(route.query ?? [])].map((parameter) => ({ ...parameter, in: 'query', required: false }));
+  const query = [...(route.paged ? PAGING : []), ...(route.query ?? [])].map((parameter) => ({ ...parameter, in: 'query', required: parameter.required ?? false }));
   return [...pathParameters, ...query];
 }
 
-function requestBodyOf(route: Route): unknown {
-  if (route.body) return { required: !route.optionalBody, content: { 'application/json': { schema: componentRef(route.body) } } };
+function requestBodyOf(route: Route, examples: Record<string, unknown>): unknown {
+  if (route.body) {
+    const example = requestExampleOf(examples, route.body);
+    return { required: !route.optionalBody, content: { 'application/json': { schema: componentRef(route.body), ...(example === undefined ? {} : { example }) } } };
+  }
   if (route.rawBody) return { required: true, content: { '*/*': { schema: { type: 'string', description: 'The exact bytes are signed; JSON is parsed.' } } } };
   return undefined;
 }
@@ -66,7 +69,7 @@ function responsesOf(route: Route): Record<string, unknown> {
   return { [String(route.status ?? 200)]: success, ...Object.fromEntries(errors) };
 }
 
-function operationOf(route: Route): Record<string, unknown> {
+function operationOf(route: Route, examples: Record<string, unknown>): Record<string, unknown> {
   const operation: Record<string, unknown> = {
     operationId: operationId(route),
     tags: [tagOf(route.path)],
@@ -74,7 +77,7 @@ function operationOf(route: Route): Record<string, unknown> {
     parameters: parametersOf(route),
     responses: responsesOf(route),
   };
-  const body = requestBodyOf(route);
+  const body = requestBodyOf(route, examples);
   if (body) operation.requestBody = body;
   return operation;
 }
@@ -99,18 +102,18 @@ function schemaLookup(ajv: Ajv2020, responses: Map<string, JsonSchema>): (id: st
   };
 }
 
-function pathsOf(routes: Route[]): Record<string, Record<string, unknown>> {
+function pathsOf(routes: Route[], examples: Record<string, unknown>): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method] = operationOf(route);
+  for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method] = operationOf(route, examples);
   return paths;
 }
 
 /**
  * The OpenAPI 3.1 document of `routes`, generated from the route table alone: each route's auth,
- * request schema (`ajv`'s schemas/api), query parameters, response schema (schemas/api-responses)
- * and the error answers its kind can give.
+ * request schema (`ajv`'s schemas/api) with its example (schemas/api-request-examples.json), query
+ * parameters, response schema (schemas/api-responses, examples inside) and the error answers its kind can give.
  */
-export function buildOpenApiDocument(routes: Route[], ajv: Ajv2020, responses = readResponseSchemas()): Record<string, unknown> {
+export function buildOpenApiDocument(routes: Route[], ajv: Ajv2020, responses = readResponseSchemas(), examples = readRequestExamples()): Record<string, unknown> {
   const used = routes.flatMap((route) => [route.body, route.response].filter((id): id is string => id !== undefined));
   const schemas = { ...componentsFor(new Set(used), schemaLookup(ajv, responses)), error: ERROR_SCHEMA };
   return {
@@ -121,7 +124,7 @@ export function buildOpenApiDocument(routes: Route[], ajv: Ajv2020, responses = 
       description: 'The core REST API, generated from its route table (docs/api.md, "OpenAPI document"). Conventions, paging and errors: docs/api.md.',
     },
     servers: [{ url: '/' }],
-    paths: pathsOf(routes),
+    paths: pathsOf(routes, examples),
     components: { securitySchemes: SECURITY_SCHEMES, schemas, responses: errorResponses() },
   };
 }

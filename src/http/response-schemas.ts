@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 export const RESPONSE_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/api-responses', import.meta.url));
+export const REQUEST_EXAMPLES_FILE = fileURLToPath(new URL('../../schemas/api-request-examples.json', import.meta.url));
 
 /** A JSON Schema as read from its file. */
 export type JsonSchema = { $id?: string } & Record<string, unknown>;
@@ -27,4 +28,14 @@ export function compileResponseSchemas(schemas = readResponseSchemas()): Ajv2020
   addFormats.default(ajv);
   for (const schema of schemas.values()) ajv.addSchema(schema);
   return ajv;
+}
+
+/** An example body per request schema $id (schemas/api-request-examples.json). */
+export function readRequestExamples(file = REQUEST_EXAMPLES_FILE): Record<string, unknown> {
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
+
+/** The example body for request schema `id`: its own, else (a PATCH schema) its create or request schema's, valid for the patch too. */
+export function requestExampleOf(examples: Record<string, unknown>, id: string): unknown {
+  return examples[id] ?? examples[id.replace(/-patch$/, '-create')] ?? examples[id.replace(/-patch$/, '-request')];
 }

@@ -34,7 +34,7 @@ export type AuditSpec = {
 };
 
 /** A query parameter a handler reads, as the OpenAPI document describes it (paging of `paged` routes is added by itself). */
-export type QueryParameter = { name: string; description: string; schema: Record<string, unknown> };
+export type QueryParameter = { name: string; description: string; schema: Record<string, unknown>; required?: boolean };
 
 /** One endpoint, declared as data next to its contract. */
 export type Route = {

@@ -15,6 +15,7 @@ export function adminRoutes(deps: AppDeps): Route[] {
       method: 'post',
       path: '/api/v1/admin/login',
       auth: 'public',
+      refusals: [401, 429],
       body: 'admin-login',
       // Throttled per username and per client before the password is even checked (login-throttle.ts).
       handler: async ({ db, body, requestId, clientIp }) => {
@@ -34,6 +35,7 @@ export function adminRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/admin/me',
+      response: 'admin-me-answer',
       auth: 'admin-session',
       handler: async ({ db, actor }) => ({ data: await currentAdmin(db, sessionIdOf(actor)) }),
     },

@@ -18,7 +18,7 @@ export function cacheDefaults(deps: AppDeps): CacheSettingsInput {
 export function cacheRoutes(deps: AppDeps): Route[] {
   const defaults = cacheDefaults(deps);
   return [
-    { method: 'get', path: `${DOMAIN}/cache/settings`, auth: 'api', handler: async ({ db, params }) => ({ data: await getCacheSettings(db, params.domainId, defaults) }) },
+    { method: 'get', path: `${DOMAIN}/cache/settings`, response: 'domains-cache-settings-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await getCacheSettings(db, params.domainId, defaults) }) },
     {
       method: 'put',
       path: `${DOMAIN}/cache/settings`,
@@ -38,7 +38,7 @@ export function cacheRoutes(deps: AppDeps): Route[] {
       publishes: true,
       handler: async ({ db, params, body, actor }) => ({ data: await createPurge(db, params.domainId, body, actor) }),
     },
-    { method: 'get', path: `${DOMAIN}/cache/purge-requests`, auth: 'api', paged: true, handler: async ({ db, params, query }) => ({ data: await listPurges(db, params.domainId, parsePaging(query)) }) },
-    { method: 'get', path: `${DOMAIN}/cache/purge-requests/:requestId`, auth: 'api', handler: async ({ db, params }) => ({ data: await getPurge(db, params.domainId, params.requestId) }) },
+    { method: 'get', path: `${DOMAIN}/cache/purge-requests`, response: 'domains-cache-purge-requests-answer', auth: 'api', paged: true, handler: async ({ db, params, query }) => ({ data: await listPurges(db, params.domainId, parsePaging(query)) }) },
+    { method: 'get', path: `${DOMAIN}/cache/purge-requests/:requestId`, response: 'domains-cache-purge-requests-one-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await getPurge(db, params.domainId, params.requestId) }) },
   ];
 }

@@ -18,6 +18,11 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains',
+      response: 'domains-answer',
+      query: [
+        { name: 'q', description: 'Only domains whose apex or name contains this text (any case).', schema: { type: 'string' } },
+        { name: 'status', description: 'Only domains in this status.', schema: { type: 'string', enum: ['pending_nameserver', 'active', 'disabled'] } },
+      ],
       auth: 'api',
       paged: true,
       handler: async ({ db, query }) => {
@@ -41,6 +46,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains/:domainId',
+      response: 'domains-one-answer',
       auth: 'api',
       handler: async ({ db, params }) => ({ data: serializeDomain(await findDomain(db, params.domainId)) }),
     },

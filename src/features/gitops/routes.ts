@@ -12,8 +12,8 @@ function textParam(value: unknown): string | undefined {
 /** Controller run reports, status, reconcile now, and the push webhook that wake the in-core controller. */
 export function gitopsRoutes(deps: AppDeps): Route[] {
   return [
-    { method: 'get', path: '/api/v1/gitops/status', auth: 'api', handler: async ({ db }) => ({ data: await gitopsStatus(db, deps.config, deps.gitops?.controller?.repo) }) },
-    { method: 'get', path: '/api/v1/gitops/runs', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listRuns(db, parsePaging(query)) }) },
+    { method: 'get', path: '/api/v1/gitops/status', response: 'gitops-status-answer', auth: 'api', handler: async ({ db }) => ({ data: await gitopsStatus(db, deps.config, deps.gitops?.controller?.repo) }) },
+    { method: 'get', path: '/api/v1/gitops/runs', response: 'gitops-runs-answer', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listRuns(db, parsePaging(query)) }) },
     {
       method: 'post',
       path: '/api/v1/gitops/runs',
@@ -26,6 +26,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       method: 'post',
       path: '/api/v1/gitops/acceptances',
       auth: 'api',
+      refusals: [409],
       body: 'gitops-accept',
       status: 201,
       audit: { action: 'gitops.accept_refused_plan', target: 'gitops_commit', targetId: (_context, result) => result?.data?.commit_sha },
@@ -37,6 +38,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       method: 'post',
       path: '/api/v1/gitops/reconcile',
       auth: 'api',
+      refusals: [409],
       body: 'gitops-reconcile',
       status: 202,
       audit: { action: 'gitops.reconcile', target: 'gitops_repo', targetId: ({ body }) => body.repo },
@@ -47,6 +49,11 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/gitops/acceptances',
+      response: 'gitops-acceptances-answer',
+      query: [
+        { name: 'repo', description: 'Only acceptances of this repository.', schema: { type: 'string' } },
+        { name: 'commit_sha', description: 'Only acceptances of this commit.', schema: { type: 'string' } },
+      ],
       auth: 'api',
       paged: true,
       handler: async ({ db, query }) => ({ data: await listAcceptances(db, { repo: textParam(query.repo), commit_sha: textParam(query.commit_sha) }, parsePaging(query)) }),
@@ -55,6 +62,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
       method: 'post',
       path: '/api/v1/gitops/webhook',
       auth: 'public',
+      refusals: [401],
       rawBody: true,
       handler: async ({ headers, rawBody }) => {
         verifyWebhook(deps.config.gitopsWebhookSecret, headers, rawBody);

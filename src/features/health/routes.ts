@@ -22,10 +22,11 @@ export function healthRoutes(deps: AppDeps): Route[] {
     return { status, checks: { database: status }, database };
   };
   return [
-    { method: 'get', path: '/health', auth: 'public', handler: async () => ({ ok: true, time: now() }) },
+    { method: 'get', path: '/health', response: 'health-answer', auth: 'public', handler: async () => ({ ok: true, time: now() }) },
     {
       method: 'get',
       path: '/cdn-health',
+      response: 'cdn-health-answer',
       auth: 'public',
       handler: async () => {
         const { status, checks } = await readiness();
@@ -37,6 +38,7 @@ export function healthRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/ready',
+      response: 'ready-answer',
       auth: 'public',
       handler: async () => {
         const { status, checks } = await readiness();
@@ -46,6 +48,7 @@ export function healthRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/readiness',
+      response: 'readiness-answer',
       auth: 'api',
       handler: async () => {
         const { status, database } = await readiness();

@@ -11,6 +11,7 @@ export function originRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: ORIGINS,
+      response: 'domains-origins-answer',
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => ({ data: await listOrigins(db, params.domainId, parsePaging(query)) }),

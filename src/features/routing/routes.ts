@@ -8,7 +8,7 @@ const RECORD = `${DOMAIN}/dns/records/:recordId`;
 /** Per-domain routing settings, geo routes per record and the routing preview. */
 export function routingRoutes(): Route[] {
   return [
-    { method: 'get', path: `${DOMAIN}/routing`, auth: 'api', handler: async ({ db, params }) => ({ data: await getRouting(db, params.domainId) }) },
+    { method: 'get', path: `${DOMAIN}/routing`, response: 'domains-routing-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await getRouting(db, params.domainId) }) },
     {
       method: 'patch',
       path: `${DOMAIN}/routing`,
@@ -18,7 +18,7 @@ export function routingRoutes(): Route[] {
       publishes: true,
       handler: async ({ db, params, body }) => ({ data: await updateRouting(db, params.domainId, body) }),
     },
-    { method: 'get', path: `${RECORD}/geo-routes`, auth: 'api', handler: async ({ db, params }) => ({ data: await listGeoRoutes(db, params.domainId, params.recordId) }) },
+    { method: 'get', path: `${RECORD}/geo-routes`, response: 'domains-dns-records-geo-routes-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await listGeoRoutes(db, params.domainId, params.recordId) }) },
     {
       method: 'put',
       path: `${RECORD}/geo-routes`,

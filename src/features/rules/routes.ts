@@ -26,6 +26,7 @@ function kindRoutes(kind: RuleKind): Route[] {
     {
       method: 'get',
       path: base,
+      response: `domains-${kind.path}-answer`,
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => ({ data: await listRules(db, kind, params.domainId, parsePaging(query)) }),
@@ -87,6 +88,8 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: `${domain}/redirects/export`,
+      response: 'domains-redirects-export-answer',
+      query: [{ name: 'format', description: 'json (default): the rules as bodies; csv: the CSV import format, for rules it can express.', schema: { type: 'string', enum: ['json', 'csv'], default: 'json' } }],
       auth: 'api',
       handler: async ({ db, params, query }) => ({ data: await exportRedirects(db, params.domainId, exportFormat(query)) }),
     },
@@ -107,6 +110,7 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: `${domain}/rate-limit`,
+      response: 'domains-rate-limit-answer',
       auth: 'api',
       handler: async ({ db, params }) => ({ data: await getLegacyRateLimit(db, params.domainId) }),
     },

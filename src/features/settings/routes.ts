@@ -7,7 +7,7 @@ import { allSettings, assertNoProblems, documentProblems, groupValues, updateGro
 /** Settings groups, validation, the PowerDNS connection test and the platform anycast addresses. */
 export function settingsRoutes(deps: AppDeps): Route[] {
   return [
-    { method: 'get', path: '/api/v1/settings', auth: 'api', handler: async ({ db }) => ({ data: await allSettings(db) }) },
+    { method: 'get', path: '/api/v1/settings', response: 'settings-answer', auth: 'api', handler: async ({ db }) => ({ data: await allSettings(db) }) },
     {
       method: 'post',
       path: '/api/v1/settings/validate',
@@ -19,7 +19,7 @@ export function settingsRoutes(deps: AppDeps): Route[] {
       },
     },
     { method: 'post', path: '/api/v1/settings/test/powerdns', auth: 'api', handler: async () => ({ data: await testPowerDns(deps.config) }) },
-    { method: 'get', path: '/api/v1/settings/:group', auth: 'api', handler: async ({ db, params }) => ({ data: await groupValues(db, params.group) }) },
+    { method: 'get', path: '/api/v1/settings/:group', response: 'settings-one-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await groupValues(db, params.group) }) },
     {
       method: 'patch',
       path: '/api/v1/settings/:group',
@@ -32,6 +32,7 @@ export function settingsRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/admin/edge-network/anycast',
+      response: 'admin-edge-network-anycast-answer',
       auth: 'api',
       handler: async ({ db }) => {
         const { ipv4, ipv6 } = await anycastAddresses(db);

@@ -28,7 +28,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
   const defaults = sslDefaults(deps);
   const box = secretBoxOf(deps.config);
   return [
-    { method: 'get', path: '/api/v1/domains/:domainId/ssl', auth: 'api', handler: async ({ db, params }) => ({ data: await getSsl(db, params.domainId, defaults) }) },
+    { method: 'get', path: '/api/v1/domains/:domainId/ssl', response: 'domains-ssl-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await getSsl(db, params.domainId, defaults) }) },
     {
       method: 'patch',
       path: '/api/v1/domains/:domainId/ssl/settings',
@@ -41,6 +41,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains/:domainId/ssl/certificates',
+      response: 'domains-ssl-certificates-answer',
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => ({ data: await listCertificates(db, params.domainId, parsePaging(query)) }),
@@ -67,6 +68,8 @@ export function sslRoutes(deps: AppDeps): Route[] {
       // What an edge answers an HTTP-01 validation with (docs/ssl.md, "HTTP-01").
       method: 'get',
       path: '/api/v1/edge/acme-challenge/:token',
+      response: 'edge-acme-challenge-answer',
+      query: [{ name: 'host', description: 'The hostname the CA validates (the request\'s Host at the edge).', schema: { type: 'string' }, required: true }],
       auth: 'edge',
       handler: async ({ db, params, query }) => {
         const value = await httpChallengeAnswer(db, params.token, typeof query.host === 'string' ? query.host : '');
@@ -74,7 +77,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
         return { data: { key_authorization: value } };
       },
     },
-    { method: 'get', path: '/api/v1/domains/:domainId/ssl/acme-status', auth: 'api', handler: async ({ db, params }) => ({ data: await acmeStatus(db, deps.config, params.domainId) }) },
+    { method: 'get', path: '/api/v1/domains/:domainId/ssl/acme-status', response: 'domains-ssl-acme-status-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await acmeStatus(db, deps.config, params.domainId) }) },
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/ssl/manual-certificate',
