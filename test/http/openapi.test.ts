@@ -1,0 +1,123 @@
+import { validate } from '@readme/openapi-parser';
+import { expect } from 'chai';
+import pino from 'pino';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { loadConfig } from '../../src/config/load.js';
+import { coreRoutes } from '../../src/core/routes.js';
+import { OPENAPI_PATH, openApiPath } from '../../src/http/openapi.js';
+import { compileResponseSchemas, readRequestExamples, readResponseSchemas, requestExampleOf } from '../../src/http/response-schemas.js';
+import type { Route } from '../../src/http/route.js';
+import { loadApiSchemas } from '../../src/http/validation.js';
+import { ActiveVersion } from '../../src/publish/active-version.js';
+import type { Json } from '../support/core.js';
+import { SEEDED_DOMAIN, SeededCore } from '../support/seeded-core.js';
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+function operationsOf(document: Json): string[] {
+  return Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((key) => METHODS.includes(key))
+      .map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+function problemsOf(validateFn: ValidateFunction, value: unknown): string | undefined {
+  if (validateFn(value)) return undefined;
+  return (validateFn.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`).join('; ');
+}
+
+// The OpenAPI document (docs/api.md, "OpenAPI document"): generated from the route table, served by
+// the core, valid, complete, and honest about what every GET answers.
+describe('OpenAPI document', function () {
+  this.timeout(120000);
+  let seeded: SeededCore;
+  let routes: Route[];
+  let document: Json;
+
+  before(async () => {
+    seeded = await SeededCore.start();
+    const logger = pino({ level: 'silent' });
+    const connection = seeded.core.core.connection;
+    const config = loadConfig({ CDN_CONFIG_SNAPSHOT_HISTORY_ENABLED: 'true' });
+    routes = coreRoutes({ config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, activeVersion: new ActiveVersion(connection.pool, seeded.core.databaseUrl, logger) });
+    const response = await fetch(`${seeded.url}${OPENAPI_PATH}`);
+    expect(response.status).to.equal(200);
+    document = await response.json();
+  });
+  after(async () => {
+    await seeded?.stop();
+  });
+
+  it('is served without credentials as a valid OpenAPI 3.1 document', async () => {
+    expect(document.openapi).to.equal('3.1.0');
+    const result = await validate(structuredClone(document));
+    expect(result.valid, JSON.stringify(result)).to.equal(true);
+  });
+
+  it('documents every route of the route table and nothing else', () => {
+    const table = routes.map((route) => `${route.method.toUpperCase()} ${openApiPath(route.path)}`);
+    expect(new Set(table).size, 'the route table has no duplicate').to.equal(table.length);
+    expect(operationsOf(document).sort()).to.deep.equal([...table].sort());
+  });
+
+  it('documents each route with its auth, request schema and success status', () => {
+    const schemes: Record<Route['auth'], string[]> = { public: [], api: ['apiToken', 'adminSession'], 'admin-session': ['adminSession'], edge: ['edgeToken'] };
+    for (const route of routes) {
+      const operation = document.paths[openApiPath(route.path)][route.method];
+      const where = `${route.method.toUpperCase()} ${route.path}`;
+      expect(operation.security.flatMap((entry: object) => Object.keys(entry)), where).to.deep.equal(schemes[route.auth]);
+      expect(operation.requestBody?.content['application/json']?.schema.$ref, where).to.equal(route.body && `#/components/schemas/${route.body}`);
+      expect(Object.keys(operation.responses), where).to.include(String(route.status ?? 200));
+    }
+  });
+
+  it('names a response schema for every GET route', () => {
+    const undescribed = routes.filter((route) => route.method === 'get' && !route.response).map((route) => route.path);
+    expect(undescribed).to.deep.equal([]);
+  });
+
+  it('gives every request body an example its schema accepts', () => {
+    const ajv = loadApiSchemas();
+    const examples = readRequestExamples();
+    const problems = [...new Set(routes.flatMap((route) => (route.body ? [route.body] : [])))].flatMap((id) => {
+      const example = requestExampleOf(examples, id);
+      if (example === undefined) return [`${id}: no example in schemas/api-request-examples.json`];
+      const problem = problemsOf(ajv.getSchema(id)!, structuredClone(example));
+      return problem ? [`${id}: ${problem}`] : [];
+    });
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('gives every response schema an example it accepts', () => {
+    const schemas = readResponseSchemas();
+    const ajv = compileResponseSchemas(schemas);
+    const problems = [...schemas.entries()].flatMap(([id, schema]) => {
+      const examples = (schema.examples ?? []) as unknown[];
+      if (examples.length === 0) return [`${id}: no example`];
+      return examples.flatMap((example) => problemsOf(ajv.getSchema(id)!, example) ?? []).map((problem) => `${id}: ${problem}`);
+    });
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('answers every documented GET with a body its response schema accepts', async () => {
+    const ajv = compileResponseSchemas();
+    const required: Record<string, string> = { version: seeded.ids.version, host: SEEDED_DOMAIN };
+    const documented = new Set(operationsOf(document).filter((operation) => operation.startsWith('GET ')));
+    const failures: string[] = [];
+    for (const route of routes.filter((candidate) => candidate.method === 'get' && documented.has(`GET ${openApiPath(candidate.path)}`))) {
+      const query = (route.query ?? []).filter((parameter) => parameter.required).map((parameter) => `${parameter.name}=${encodeURIComponent(required[parameter.name])}`);
+      const path = `${seeded.pathOf(route)}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+      const response = await fetch(`${seeded.url}${path}`, { headers: seeded.headersFor(route, 'GET', path) });
+      const text = await response.text();
+      if (response.status !== (route.status ?? 200)) {
+        failures.push(`GET ${path} answered ${response.status}: ${text.slice(0, 200)}`);
+        continue;
+      }
+      const problem = problemsOf(ajv.getSchema(route.response!)!, JSON.parse(text));
+      if (problem) failures.push(`GET ${route.path} does not match ${route.response}: ${problem}`);
+    }
+    expect(documented.size).to.be.greaterThan(50);
+    expect(failures).to.deep.equal([]);
+  });
+});

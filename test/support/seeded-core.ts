@@ -1,0 +1,134 @@
+import { expect } from 'chai';
+import { signedHeaders } from '../../src/shared/signing.js';
+import type { Route } from '../../src/http/route.js';
+import { TestCore, type Json } from './core.js';
+import { validBodies, type SweepFixtures } from './valid-bodies.js';
+
+export const API_TOKEN = 'seeded-api-token';
+export const EDGE_TOKEN = 'cdnedge_seeded-core-token-0123456789';
+export const EDGE_ID = 'seeded-edge';
+const ADMIN = { username: 'seeder', password: 'seeder-password-1' };
+const DOMAIN = 'seeded.example';
+const REFUSED_REPO = 'https://git.example/refused.git';
+const ACME_TOKEN = 'seeded-acme-token';
+/** The hostname of the seeded domain. */
+export const SEEDED_DOMAIN = DOMAIN;
+const RULE_KINDS = { redirects: 'redirect-rule', 'rate-limits': 'rate-limit-rule', 'waf-rules': 'waf-rule', headers: 'header-rule', 'ip-rules': 'ip-rule', 'cache-rules': 'cache-rule', 'page-rules': 'page-rule' };
+
+/**
+ * A core on a fresh database holding one of everything a GET can list (a domain with a record,
+ * geo routes, an origin, a rule of each kind, a purge, a snapshot, an edge with a heartbeat,
+ * usage and security events, a GitOps run): so list answers carry records, not only `[]`.
+ */
+export class SeededCore {
+  private constructor(
+    readonly core: TestCore,
+    readonly session: string,
+    /** The ids of the seeded records, by the path parameter name that addresses them. */
+    readonly ids: Record<string, string>,
+    /** A rule id per rule path segment (`redirects`, `waf-rules`...). */
+    readonly ruleIds: Record<string, string>,
+  ) {}
+
+  static async start(): Promise<SeededCore> {
+    const core = await TestCore.start({
+      CDN_API_TOKEN: API_TOKEN,
+      CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN,
+      CDN_BOOTSTRAP_ADMIN_USER: 'true',
+      CDN_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
+      CDN_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+      CDN_CONFIG_SNAPSHOT_HISTORY_ENABLED: 'true',
+    });
+    core.token = API_TOKEN;
+    try {
+      const session = (await core.post('/api/v1/admin/login', ADMIN, 200)).data.token as string;
+      const { ids, ruleIds } = await seed(core);
+      return new SeededCore(core, session, ids, ruleIds);
+    } catch (error) {
+      await core.stop();
+      throw error;
+    }
+  }
+
+  get url(): string {
+    return this.core.url;
+  }
+
+  stop(): Promise<void> {
+    return this.core.stop();
+  }
+
+  /** The route's path with the seeded records' ids in place of its parameters (`missing` for one nothing was seeded for). */
+  pathOf(route: Route): string {
+    return route.path.replace(/:(\w+)/g, (_match, name: string) => {
+      if (name === 'ruleId') return this.ruleIds[route.path.split('/').at(-2)!] ?? 'missing';
+      return this.ids[name] ?? 'missing';
+    });
+  }
+
+  /** The credentials a route's auth level wants, for a request of `method` to `path` with `body`. */
+  headersFor(route: Route, method: string, path: string, body = ''): Record<string, string> {
+    if (route.auth === 'api') return { authorization: `Bearer ${API_TOKEN}` };
+    if (route.auth === 'admin-session') return { authorization: `Bearer ${this.session}` };
+    if (route.auth === 'edge') return signedHeaders({ token: EDGE_TOKEN, edgeId: EDGE_ID, method, pathWithQuery: path, body });
+    return {};
+  }
+}
+
+async function signedPost(core: TestCore, path: string, body: unknown): Promise<Json> {
+  const text = JSON.stringify(body);
+  const headers = signedHeaders({ token: EDGE_TOKEN, edgeId: EDGE_ID, method: 'POST', pathWithQuery: path, body: text });
+  const response = await fetch(`${core.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: text });
+  expect(response.status, await response.clone().text()).to.equal(200);
+  return response.json();
+}
+
+// Events a minute old: an analytics window ends at the current second, exclusive.
+function aMinuteAgo(body: unknown): unknown {
+  const batch = body as { events: { timestamp: number }[] };
+  return { ...batch, events: batch.events.map((event) => ({ ...event, timestamp: event.timestamp - 60 })) };
+}
+
+// A refused GitOps run and the operator's acceptance of its plan.
+async function seedAcceptance(core: TestCore, bodies: Record<string, unknown>): Promise<void> {
+  const refused = { ...(bodies['gitops-run'] as object), repo: REFUSED_REPO, commit_sha: 'b'.repeat(40), status: 'refused' };
+  await core.post('/api/v1/gitops/runs', refused, 201);
+  await core.post('/api/v1/gitops/acceptances', { repo: REFUSED_REPO, commit_sha: 'b'.repeat(40), reason: 'intended' }, 201);
+}
+
+// What a DNS sync attempt, an ACME order and a certificate upload store, written as those write
+// them: a PowerDNS server and a certificate authority are outside this core.
+async function seedPublishedFacts(core: TestCore, domainId: string): Promise<void> {
+  await core.db.dnsSyncEvent.create({ data: { domain_id: domainId, zone_name: DOMAIN, action: 'patch', success: false, status_code: 500, error: 'PowerDNS answered 500', duration_ms: 12, changes: 2 } });
+  const now = Date.now();
+  await core.db.acmeChallenge.create({ data: { token: ACME_TOKEN, domain_id: domainId, hostname: DOMAIN, key_authorization: `${ACME_TOKEN}.seeded-thumbprint`, expires_at: new Date(now + 3600000) } });
+  await core.db.sslCertificate.create({
+    data: { domain_id: domainId, source: 'manual', status: 'active', hostnames: [DOMAIN, `*.${DOMAIN}`], issuer: 'CN=Seeded CA', serial_number: '01', fingerprint_sha256: 'ab'.repeat(32), not_before: new Date(now - 86400000), not_after: new Date(now + 90 * 86400000) },
+  });
+}
+
+async function seed(core: TestCore): Promise<{ ids: Record<string, string>; ruleIds: Record<string, string> }> {
+  const domain = await core.createDomain(DOMAIN);
+  const record = (await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.10', routing_policy: 'geo' }, 201)).data;
+  const origin = (await core.post(`/api/v1/domains/${domain.id}/origins`, { host: `origin.${DOMAIN}` }, 201)).data;
+  const purge = (await core.post(`/api/v1/domains/${domain.id}/cache/purge`, { scope: 'everything' }, 201)).data;
+  const snapshot = (await core.post('/api/v1/config/snapshots/rebuild', undefined, 200)).data;
+  const fixtures: SweepFixtures = { domain: DOMAIN, domainId: domain.id, originId: origin.id, purgeId: purge.id, snapshotVersion: snapshot.version, edgeId: EDGE_ID, admin: ADMIN };
+  const bodies = validBodies(fixtures);
+  await core.put(`/api/v1/domains/${domain.id}/dns/records/${record.id}/geo-routes`, bodies['geo-routes-put'], 200);
+  const ruleIds: Record<string, string> = {};
+  for (const [segment, schema] of Object.entries(RULE_KINDS)) {
+    const body = { ...(bodies[`${schema}-create`] as object), name: `seeded-${segment}` };
+    ruleIds[segment] = (await core.post(`/api/v1/domains/${domain.id}/${segment}`, body, 201)).data.id;
+  }
+  await core.post('/api/v1/gitops/runs', bodies['gitops-run'], 201);
+  await seedAcceptance(core, bodies);
+  await seedPublishedFacts(core, domain.id);
+  await signedPost(core, '/api/v1/edge/register', bodies['edge-register']);
+  await signedPost(core, '/api/v1/edge/heartbeat', bodies['edge-heartbeat']);
+  await signedPost(core, '/api/v1/collector/usage', aMinuteAgo(bodies['collector-usage']));
+  await signedPost(core, '/api/v1/collector/security-events', aMinuteAgo(bodies['collector-security-events']));
+  await signedPost(core, '/api/v1/collector/origin-health', bodies['collector-origin-health']);
+  const ids = { domainId: domain.id, recordId: record.id, originId: origin.id, requestId: purge.id, group: 'analytics', version: String(snapshot.version), token: ACME_TOKEN };
+  return { ids, ruleIds };
+}
