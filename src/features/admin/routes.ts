@@ -14,6 +14,7 @@ export function adminRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/admin/login',
+      response: 'post-admin-login-answer',
       auth: 'public',
       refusals: [401, 429],
       body: 'admin-login',
@@ -42,6 +43,7 @@ export function adminRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/admin/logout',
+      response: 'ok-answer',
       auth: 'admin-session',
       audit: { action: 'admin.logout', target: 'admin_session', targetId: ({ actor }) => sessionIdOf(actor) },
       handler: async ({ db, actor }) => {

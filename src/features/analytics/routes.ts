@@ -23,7 +23,7 @@ export function analyticsRoutes(): Route[] {
     {
       method: 'get',
       path: '/api/v1/analytics/cache',
-      response: 'analytics-cache-answer',
+      response: 'cache-analytics-answer',
       query: [DOMAIN_ID_FILTER, ...ANALYTICS_WINDOW],
       auth: 'api',
       handler: async ({ db, query }) => ({ data: await cacheAnalytics(db, await window(db, query), await scoped(db, optionalIdParam(query, 'domain_id'))) }),
@@ -31,7 +31,7 @@ export function analyticsRoutes(): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains/:domainId/analytics/cache',
-      response: 'domains-analytics-cache-answer',
+      response: 'cache-analytics-answer',
       query: ANALYTICS_WINDOW,
       auth: 'api',
       handler: async ({ db, params, query }) => ({ data: await cacheAnalytics(db, await window(db, query), await scoped(db, params.domainId)) }),
@@ -55,6 +55,7 @@ export function analyticsRoutes(): Route[] {
     {
       method: 'post',
       path: '/api/v1/usage/recalculate',
+      response: 'post-usage-recalculate-answer',
       auth: 'api',
       body: 'usage-recalculate',
       optionalBody: true,

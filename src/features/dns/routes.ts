@@ -24,7 +24,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: RECORDS,
-      response: 'domains-dns-records-answer',
+      response: 'dns-record-list-answer',
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => {
@@ -36,6 +36,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: RECORDS,
+      response: 'dns-record-answer',
       auth: 'api',
       body: 'dns-record-create',
       status: 201,
@@ -47,6 +48,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
     {
       method: 'patch',
       path: `${RECORDS}/:recordId`,
+      response: 'dns-record-answer',
       auth: 'api',
       body: 'dns-record-patch',
       audit: { action: 'dns_record.update', target: 'dns_record' },
@@ -56,6 +58,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
     {
       method: 'delete',
       path: `${RECORDS}/:recordId`,
+      response: 'ok-answer',
       auth: 'api',
       audit: { action: 'dns_record.delete', target: 'dns_record' },
       publishes: true,

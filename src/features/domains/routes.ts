@@ -18,7 +18,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains',
-      response: 'domains-answer',
+      response: 'domain-list-answer',
       query: [
         { name: 'q', description: 'Only domains whose apex or name contains this text (any case).', schema: { type: 'string' } },
         { name: 'status', description: 'Only domains in this status.', schema: { type: 'string', enum: ['pending_nameserver', 'active', 'disabled'] } },
@@ -36,6 +36,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains',
+      response: 'domain-answer',
       auth: 'api',
       body: 'domain-create',
       status: 201,
@@ -46,13 +47,14 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains/:domainId',
-      response: 'domains-one-answer',
+      response: 'domain-answer',
       auth: 'api',
       handler: async ({ db, params }) => ({ data: serializeDomain(await findDomain(db, params.domainId)) }),
     },
     {
       method: 'patch',
       path: '/api/v1/domains/:domainId',
+      response: 'domain-answer',
       auth: 'api',
       body: 'domain-update',
       audit: { action: 'domain.update', target: 'domain' },
@@ -62,6 +64,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'delete',
       path: '/api/v1/domains/:domainId',
+      response: 'ok-answer',
       auth: 'api',
       audit: { action: 'domain.delete', target: 'domain' },
       publishes: true,
@@ -73,6 +76,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/verify-nameservers',
+      response: 'domain-answer',
       auth: 'api',
       audit: { action: 'domain.verify_nameservers', target: 'domain' },
       publishes: true,
@@ -84,6 +88,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/activate',
+      response: 'domain-answer',
       auth: 'api',
       body: 'domain-activate',
       optionalBody: true,
@@ -96,6 +101,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/nameservers/verify',
+      response: 'post-domains-nameservers-verify-answer',
       auth: 'api',
       audit: { action: 'domain.verify_nameservers', target: 'domain', targetId: ({ params }) => params.domainId },
       publishes: true,
@@ -104,6 +110,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/nameservers/force-verify',
+      response: 'post-domains-nameservers-force-verify-answer',
       auth: 'admin-session',
       body: 'nameservers-force-verify',
       audit: { action: 'domain.nameservers_force_verify', target: 'domain', targetId: ({ params }) => params.domainId },
@@ -113,6 +120,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/nameservers/reseed-expected',
+      response: 'post-domains-nameservers-reseed-expected-answer',
       auth: 'admin-session',
       audit: { action: 'domain.nameservers_reseed_expected', target: 'domain', targetId: ({ params }) => params.domainId },
       publishes: true,

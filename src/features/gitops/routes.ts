@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../http/app.js';
 import { parsePaging } from '../../http/paging.js';
-import { Reply, type Route } from '../../http/route.js';
+import type { Route } from '../../http/route.js';
 import { requestReconcile } from './reconcile-now.js';
 import { acceptRefusedPlan, gitopsStatus, listAcceptances, listRuns, recordRun } from './service.js';
 import { pushConcernsBranch, readPushPayload, verifyWebhook } from './webhook.js';
@@ -17,6 +17,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/gitops/runs',
+      response: 'post-gitops-runs-answer',
       auth: 'api',
       body: 'gitops-run',
       status: 201,
@@ -25,6 +26,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/gitops/acceptances',
+      response: 'gitops-acceptance-answer',
       auth: 'api',
       refusals: [409],
       body: 'gitops-accept',
@@ -37,6 +39,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/gitops/reconcile',
+      response: 'gitops-reconcile-answer',
       auth: 'api',
       refusals: [409],
       body: 'gitops-reconcile',
@@ -49,7 +52,7 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/gitops/acceptances',
-      response: 'gitops-acceptances-answer',
+      response: 'gitops-acceptance-list-answer',
       query: [
         { name: 'repo', description: 'Only acceptances of this repository.', schema: { type: 'string' } },
         { name: 'commit_sha', description: 'Only acceptances of this commit.', schema: { type: 'string' } },
@@ -61,15 +64,17 @@ export function gitopsRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/gitops/webhook',
+      response: 'post-gitops-webhook-answer',
       auth: 'public',
       refusals: [401],
+      status: 202,
       rawBody: true,
       handler: async ({ headers, rawBody }) => {
         verifyWebhook(deps.config.gitopsWebhookSecret, headers, rawBody);
         const push = readPushPayload(headers['content-type'], rawBody);
         const controller = pushConcernsBranch(push, deps.config.gitopsBranch) ? deps.gitops?.controller : undefined;
         controller?.trigger('webhook');
-        return new Reply(202, { data: { triggered: Boolean(controller), ref: push.ref } });
+        return { data: { triggered: Boolean(controller), ref: push.ref } };
       },
     },
   ];

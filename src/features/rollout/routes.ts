@@ -39,6 +39,7 @@ function canaryDecisionRoute(decision: 'promote' | 'abort'): Route {
   return {
     method: 'post',
     path: `/api/v1/config/rollout/${decision}`,
+    response: 'canary-version-answer',
     auth: 'api',
     refusals: [409],
     audit: { action: `rollout.${decision}`, target: 'config_snapshot', targetId: (_context, result) => String(result?.data?.version ?? '') },

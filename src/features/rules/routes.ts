@@ -26,7 +26,7 @@ function kindRoutes(kind: RuleKind): Route[] {
     {
       method: 'get',
       path: base,
-      response: `domains-${kind.path}-answer`,
+      response: `${schema}-list-answer`,
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => ({ data: await listRules(db, kind, params.domainId, parsePaging(query)) }),
@@ -34,6 +34,7 @@ function kindRoutes(kind: RuleKind): Route[] {
     {
       method: 'post',
       path: base,
+      response: `${schema}-answer`,
       auth: 'api',
       body: `${schema}-create`,
       status: 201,
@@ -45,6 +46,7 @@ function kindRoutes(kind: RuleKind): Route[] {
     {
       method: 'patch',
       path: `${base}/:ruleId`,
+      response: `${schema}-answer`,
       auth: 'api',
       body: `${schema}-patch`,
       audit: { action: `${kind.noun}.update`, target: kind.noun },
@@ -54,6 +56,7 @@ function kindRoutes(kind: RuleKind): Route[] {
     {
       method: 'delete',
       path: `${base}/:ruleId`,
+      response: 'ok-answer',
       auth: 'api',
       audit: { action: `${kind.noun}.delete`, target: kind.noun },
       publishes: true,
@@ -79,6 +82,7 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: `${domain}/redirects/import`,
+      response: 'post-domains-redirects-import-answer',
       auth: 'api',
       body: 'redirect-import',
       audit: { action: 'redirect.import', target: 'domain', targetId: ({ params }) => params.domainId },
@@ -96,6 +100,7 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: `${domain}/redirects/test`,
+      response: 'post-domains-redirects-test-answer',
       auth: 'api',
       body: 'rule-test',
       handler: async ({ db, params, body }) => ({ data: await testRedirects(db, params.domainId, body) }),
@@ -103,6 +108,7 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: `${domain}/page-rules/test`,
+      response: 'post-domains-page-rules-test-answer',
       auth: 'api',
       body: 'rule-test',
       handler: async ({ db, params, body }) => ({ data: await testPageRules(db, params.domainId, body) }),
@@ -117,6 +123,7 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'put',
       path: `${domain}/rate-limit`,
+      response: 'rate-limit-rule-answer',
       auth: 'api',
       body: 'legacy-rate-limit',
       audit: { action: 'rate_limit.put_legacy', target: 'rate_limit' },
@@ -126,6 +133,7 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'delete',
       path: `${domain}/rate-limit`,
+      response: 'ok-answer',
       auth: 'api',
       audit: { action: 'rate_limit.disable_legacy', target: 'rate_limit' },
       publishes: true,

@@ -8,11 +8,11 @@ import { DOMAIN_ID_FILTER, TIME_WINDOW } from '../../http/query-parameters.js';
 /** Security events (all domains or one) and their summary over a window (default the last 24 hours). */
 export function securityRoutes(): Route[] {
   return [
-    { method: 'get', path: '/api/v1/security/events', response: 'security-events-answer', query: [DOMAIN_ID_FILTER], auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listSecurityEvents(db, parsePaging(query), optionalIdParam(query, 'domain_id')) }) },
+    { method: 'get', path: '/api/v1/security/events', response: 'security-event-list-answer', query: [DOMAIN_ID_FILTER], auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listSecurityEvents(db, parsePaging(query), optionalIdParam(query, 'domain_id')) }) },
     {
       method: 'get',
       path: '/api/v1/domains/:domainId/security/events',
-      response: 'security-events-answer',
+      response: 'security-event-list-answer',
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => ({ data: await listSecurityEvents(db, parsePaging(query), params.domainId) }),

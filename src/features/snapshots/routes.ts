@@ -101,6 +101,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/config/snapshots/diff',
+      response: 'post-config-snapshots-diff-answer',
       auth: 'api',
       refusals: [404],
       body: 'snapshot-diff',
@@ -122,6 +123,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/config/snapshots/:version/rollback',
+      response: 'post-config-snapshots-rollback-answer',
       auth: 'api',
       audit: { action: 'snapshot.rollback', target: 'config_snapshot', targetId: ({ params }) => params.version },
       ownTransaction: true,
@@ -134,6 +136,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/config/snapshots/rebuild',
+      response: 'post-config-snapshots-rebuild-answer',
       auth: 'api',
       audit: { action: 'snapshot.rebuild', target: 'config_snapshot', targetId: () => 'active' },
       ownTransaction: true,

@@ -25,6 +25,7 @@ export function edgeTlsRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/ssl/check',
+      response: 'post-domains-ssl-check-answer',
       auth: 'api',
       body: 'ssl-check',
       handler: async ({ db, params, body }) => ({ data: await checkServedCertificate(db, params.domainId, body, limits) }),

@@ -32,6 +32,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
     {
       method: 'patch',
       path: '/api/v1/domains/:domainId/ssl/settings',
+      response: 'patch-domains-ssl-settings-answer',
       auth: 'api',
       body: 'ssl-settings-patch',
       audit: { action: 'ssl_settings.update', target: 'domain', targetId: ({ params }) => params.domainId },
@@ -41,7 +42,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains/:domainId/ssl/certificates',
-      response: 'domains-ssl-certificates-answer',
+      response: 'ssl-certificate-list-answer',
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => ({ data: await listCertificates(db, params.domainId, parsePaging(query)) }),
@@ -49,6 +50,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
     ...REQUEST_PATHS.map(({ path, status }): Route => ({
       method: 'post',
       path,
+      response: 'ssl-job-answer',
       auth: 'api',
       body: 'ssl-certificate-request',
       optionalBody: true,
@@ -59,6 +61,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/ssl/renew',
+      response: 'ssl-job-answer',
       auth: 'api',
       status: 202,
       audit: { action: 'ssl_job.renew', target: 'ssl_job' },
@@ -81,6 +84,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/ssl/manual-certificate',
+      response: 'ssl-certificate-answer',
       auth: 'api',
       body: 'ssl-manual-certificate',
       audit: { action: 'ssl_certificate.upload', target: 'ssl_certificate' },
