@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { signedHeaders } from '../../src/shared/signing.js';
 import type { Route } from '../../src/http/route.js';
+import { loadApiSchemas } from '../../src/http/validation.js';
 import { TestCore, type Json } from './core.js';
-import { validBodies, type SweepFixtures } from './valid-bodies.js';
+import { makeTestChain } from './test-certificates.js';
+import { validBodies, validBodyFor, type SweepFixtures } from './valid-bodies.js';
 
 export const API_TOKEN = 'seeded-api-token';
 export const EDGE_TOKEN = 'cdnedge_seeded-core-token-0123456789';
@@ -11,6 +14,10 @@ const ADMIN = { username: 'seeder', password: 'seeder-password-1' };
 const DOMAIN = 'seeded.example';
 const REFUSED_REPO = 'https://git.example/refused.git';
 const ACME_TOKEN = 'seeded-acme-token';
+/** The push-hook secret (GitLab sends it as X-Gitlab-Token). */
+export const WEBHOOK_SECRET = 'seeded-webhook-secret';
+/** A refused GitOps run left for a caller to accept. */
+export const UNACCEPTED_RUN = { repo: REFUSED_REPO, commit_sha: 'c'.repeat(40) };
 /** The hostname of the seeded domain. */
 export const SEEDED_DOMAIN = DOMAIN;
 const RULE_KINDS = { redirects: 'redirect-rule', 'rate-limits': 'rate-limit-rule', 'waf-rules': 'waf-rule', headers: 'header-rule', 'ip-rules': 'ip-rule', 'cache-rules': 'cache-rule', 'page-rules': 'page-rule' };
@@ -28,6 +35,8 @@ export class SeededCore {
     readonly ids: Record<string, string>,
     /** A rule id per rule path segment (`redirects`, `waf-rules`...). */
     readonly ruleIds: Record<string, string>,
+    /** A valid body per request schema id, naming the seeded records (test/support/valid-bodies.ts). */
+    readonly bodies: Record<string, unknown>,
   ) {}
 
   static async start(): Promise<SeededCore> {
@@ -38,12 +47,17 @@ export class SeededCore {
       CDN_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
       CDN_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
       CDN_CONFIG_SNAPSHOT_HISTORY_ENABLED: 'true',
+      // Delegation lookups ask a loopback port where nothing answers: refused at once, no network.
+      CDN_NAMESERVER_RESOLVERS: '127.0.0.1:9',
+      CDN_NAMESERVER_LOOKUP_TIMEOUT_MS: '500',
+      CDN_SSL_SECRET_KEY: randomBytes(32).toString('base64'),
+      CDN_GITOPS_WEBHOOK_SECRET: WEBHOOK_SECRET,
     });
     core.token = API_TOKEN;
     try {
       const session = (await core.post('/api/v1/admin/login', ADMIN, 200)).data.token as string;
-      const { ids, ruleIds } = await seed(core);
-      return new SeededCore(core, session, ids, ruleIds);
+      const { ids, ruleIds, bodies } = await seed(core);
+      return new SeededCore(core, session, ids, ruleIds, bodies);
     } catch (error) {
       await core.stop();
       throw error;
@@ -64,6 +78,35 @@ export class SeededCore {
       if (name === 'ruleId') return this.ruleIds[route.path.split('/').at(-2)!] ?? 'missing';
       return this.ids[name] ?? 'missing';
     });
+  }
+
+  /**
+   * A request that `route` answers with success on this core: its valid body (an empty one for a
+   * PATCH, which changes nothing and answers the record), with real credentials. A certificate
+   * upload sends a real chain, the push hook GitLab's token, an acceptance the run left to accept.
+   */
+  async writeRequestOf(route: Route): Promise<{ path: string; headers: Record<string, string>; body?: string }> {
+    const method = route.method.toUpperCase();
+    const path = this.pathOf(route);
+    const body = route.method === 'patch' && !this.requiresFields(route) ? '{}' : await this.validBodyOf(route);
+    const headers = { ...this.headersFor(route, method, path, body ?? ''), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+    if (route.path === '/api/v1/gitops/webhook') Object.assign(headers, { 'x-gitlab-token': WEBHOOK_SECRET });
+    return { path, headers, body };
+  }
+
+  private requiresFields(route: Route): boolean {
+    const schema = route.body === undefined ? undefined : (loadApiSchemas().getSchema(route.body)?.schema as { required?: string[] } | undefined);
+    return (schema?.required ?? []).length > 0;
+  }
+
+  private async validBodyOf(route: Route): Promise<string | undefined> {
+    if (route.path === '/api/v1/gitops/webhook') return JSON.stringify({ ref: 'refs/heads/main' });
+    if (route.path === '/api/v1/gitops/acceptances') return JSON.stringify({ ...UNACCEPTED_RUN, reason: 'intended' });
+    if (route.body === 'ssl-manual-certificate') {
+      const chain = await makeTestChain([DOMAIN]);
+      return JSON.stringify({ certificate: chain.leaf, private_key: chain.leafKey, chain: chain.intermediate, hostnames: [DOMAIN] });
+    }
+    return route.body === undefined ? undefined : JSON.stringify(validBodyFor(this.bodies, route.body));
   }
 
   /** The credentials a route's auth level wants, for a request of `method` to `path` with `body`. */
@@ -89,11 +132,12 @@ function aMinuteAgo(body: unknown): unknown {
   return { ...batch, events: batch.events.map((event) => ({ ...event, timestamp: event.timestamp - 60 })) };
 }
 
-// A refused GitOps run and the operator's acceptance of its plan.
+// A refused GitOps run and the operator's acceptance of its plan, then a later refused run not accepted yet.
 async function seedAcceptance(core: TestCore, bodies: Record<string, unknown>): Promise<void> {
   const refused = { ...(bodies['gitops-run'] as object), repo: REFUSED_REPO, commit_sha: 'b'.repeat(40), status: 'refused' };
   await core.post('/api/v1/gitops/runs', refused, 201);
   await core.post('/api/v1/gitops/acceptances', { repo: REFUSED_REPO, commit_sha: 'b'.repeat(40), reason: 'intended' }, 201);
+  await core.post('/api/v1/gitops/runs', { ...refused, ...UNACCEPTED_RUN }, 201);
 }
 
 // What a DNS sync attempt, an ACME order and a certificate upload store, written as those write
@@ -107,7 +151,16 @@ async function seedPublishedFacts(core: TestCore, domainId: string): Promise<voi
   });
 }
 
-async function seed(core: TestCore): Promise<{ ids: Record<string, string>; ruleIds: Record<string, string> }> {
+// What the canary loop records (docs/rollout.md): a version that failed its bake and a newer one
+// baking, so an operator's promote (the newer) and abort (then the failed one) each find one.
+async function seedCanaries(core: TestCore, version: number): Promise<void> {
+  const started_at = new Date(Date.now() - 60000);
+  const numbers = { canary_requests: 200, canary_error_percent: 5, baseline_error_percent: 0.5 };
+  await core.db.configCanary.create({ data: { version, baseline_version: version - 1, state: 'failed', canary_edges: [EDGE_ID], started_at, decided_at: new Date(), reason: 'error rate 5% above the baseline 0.5%', numbers } });
+  await core.db.configCanary.create({ data: { version: version + 1, baseline_version: version - 1, state: 'baking', canary_edges: [EDGE_ID], started_at } });
+}
+
+async function seed(core: TestCore): Promise<{ ids: Record<string, string>; ruleIds: Record<string, string>; bodies: Record<string, unknown> }> {
   const domain = await core.createDomain(DOMAIN);
   const record = (await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: 'www', content: '192.0.2.10', routing_policy: 'geo' }, 201)).data;
   const origin = (await core.post(`/api/v1/domains/${domain.id}/origins`, { host: `origin.${DOMAIN}` }, 201)).data;
@@ -124,11 +177,24 @@ async function seed(core: TestCore): Promise<{ ids: Record<string, string>; rule
   await core.post('/api/v1/gitops/runs', bodies['gitops-run'], 201);
   await seedAcceptance(core, bodies);
   await seedPublishedFacts(core, domain.id);
+  await seedCanaries(core, snapshot.version);
   await signedPost(core, '/api/v1/edge/register', bodies['edge-register']);
   await signedPost(core, '/api/v1/edge/heartbeat', bodies['edge-heartbeat']);
   await signedPost(core, '/api/v1/collector/usage', aMinuteAgo(bodies['collector-usage']));
   await signedPost(core, '/api/v1/collector/security-events', aMinuteAgo(bodies['collector-security-events']));
   await signedPost(core, '/api/v1/collector/origin-health', bodies['collector-origin-health']);
   const ids = { domainId: domain.id, recordId: record.id, originId: origin.id, requestId: purge.id, group: 'analytics', version: String(snapshot.version), token: ACME_TOKEN };
-  return { ids, ruleIds };
+  return { ids, ruleIds, bodies };
+}
+
+// Deletions after every other write (the domain's last, it takes the rest with it), the logout last of all.
+function writeRank(route: Route): number {
+  if (route.path === '/api/v1/admin/logout') return 3;
+  if (route.method === 'delete') return route.path === '/api/v1/domains/:domainId' ? 2 : 1;
+  return 0;
+}
+
+/** The routes that write, in an order in which each finds what it acts on. */
+export function writeOrder(routes: Route[]): Route[] {
+  return routes.filter((route) => route.method !== 'get').sort((a, b) => writeRank(a) - writeRank(b));
 }
