@@ -34,7 +34,7 @@ function problemsOf(validateFn: ValidateFunction, value: unknown): string | unde
 }
 
 // The OpenAPI document (docs/api.md, "OpenAPI document"): generated from the route table, served by
-// the core, valid, complete, and honest about what every GET answers.
+// the core, valid, complete, and honest about what every route answers.
 describe('OpenAPI document', function () {
   this.timeout(120000);
   let seeded: SeededCore;
@@ -143,7 +143,7 @@ describe('OpenAPI document', function () {
       const refused = REFUSED_HERE[where];
       const documented = Object.keys(document.paths[openApiPath(route.path)][route.method].responses);
       if (refused) {
-        if (response.status !== refused.status || !documented.includes(String(response.status)) || !errorShape(JSON.parse(text))) failures.push(`${where} answered ${response.status}: ${text.slice(0, 200)}`);
+        if (response.status !== refused.status || !documented.includes(String(response.status)) || !errorShape(JSON.parse(text))) failures.push(`${where} (refused here: ${refused.why}) answered ${response.status}: ${text.slice(0, 200)}`);
         continue;
       }
       if (response.status !== (route.status ?? 200)) {

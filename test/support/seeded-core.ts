@@ -7,25 +7,28 @@ import { TestCore, type Json } from './core.js';
 import { makeTestChain } from './test-certificates.js';
 import { validBodies, validBodyFor, type SweepFixtures } from './valid-bodies.js';
 
-export const API_TOKEN = 'seeded-api-token';
-export const EDGE_TOKEN = 'cdnedge_seeded-core-token-0123456789';
-export const EDGE_ID = 'seeded-edge';
+const API_TOKEN = 'seeded-api-token';
+const EDGE_TOKEN = 'cdnedge_seeded-core-token-0123456789';
+const EDGE_ID = 'seeded-edge';
 const ADMIN = { username: 'seeder', password: 'seeder-password-1' };
 const DOMAIN = 'seeded.example';
 const REFUSED_REPO = 'https://git.example/refused.git';
 const ACME_TOKEN = 'seeded-acme-token';
-/** The push-hook secret (GitLab sends it as X-Gitlab-Token). */
-export const WEBHOOK_SECRET = 'seeded-webhook-secret';
-/** A refused GitOps run left for a caller to accept. */
-export const UNACCEPTED_RUN = { repo: REFUSED_REPO, commit_sha: 'c'.repeat(40) };
+// The push-hook secret (GitLab sends it as X-Gitlab-Token).
+const WEBHOOK_SECRET = 'seeded-webhook-secret';
+// A refused GitOps run left for a caller to accept.
+const UNACCEPTED_RUN = { repo: REFUSED_REPO, commit_sha: 'c'.repeat(40) };
 /** The hostname of the seeded domain. */
 export const SEEDED_DOMAIN = DOMAIN;
+let apiSchemas: ReturnType<typeof loadApiSchemas> | undefined;
 const RULE_KINDS = { redirects: 'redirect-rule', 'rate-limits': 'rate-limit-rule', 'waf-rules': 'waf-rule', headers: 'header-rule', 'ip-rules': 'ip-rule', 'cache-rules': 'cache-rule', 'page-rules': 'page-rule' };
 
 /**
  * A core on a fresh database holding one of everything a GET can list (a domain with a record,
- * geo routes, an origin, a rule of each kind, a purge, a snapshot, an edge with a heartbeat,
- * usage and security events, a GitOps run): so list answers carry records, not only `[]`.
+ * geo routes, an origin, a rule of each kind, a purge, a certificate, an ACME challenge, a DNS
+ * sync event, a snapshot and canary versions, an edge with a heartbeat, usage and security
+ * events, GitOps runs and an acceptance): so list answers carry records, not only `[]`, and
+ * every write finds what it acts on.
  */
 export class SeededCore {
   private constructor(
@@ -95,7 +98,7 @@ export class SeededCore {
   }
 
   private requiresFields(route: Route): boolean {
-    const schema = route.body === undefined ? undefined : (loadApiSchemas().getSchema(route.body)?.schema as { required?: string[] } | undefined);
+    const schema = route.body === undefined ? undefined : ((apiSchemas ??= loadApiSchemas()).getSchema(route.body)?.schema as { required?: string[] } | undefined);
     return (schema?.required ?? []).length > 0;
   }
 
