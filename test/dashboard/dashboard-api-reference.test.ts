@@ -37,7 +37,7 @@ describe('the dashboard: an API reference rendered from the OpenAPI document', f
     await core?.stop();
   });
 
-  it('links the API reference from the main navigation and lists every operation of the document', async () => {
+  it('links the API reference from the main navigation, lists every operation of the document, and opens from a deep link', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API reference' }).click();
     await page.getByRole('heading', { level: 1, name: 'API reference' }).waitFor();
     const document = await core.get('/api/v1/openapi.json');
@@ -45,6 +45,9 @@ describe('the dashboard: an API reference rendered from the OpenAPI document', f
     expect(await page.locator('details.operation').count()).to.equal(operationCount(document));
     expect(await page.getByRole('link', { name: 'OpenAPI 3.1 document' }).getAttribute('href')).to.equal('/api/v1/openapi.json');
     expect(await page.title()).to.match(/^API reference/);
+    await page.goto(`${core.url}/api-reference`);
+    await page.getByRole('heading', { level: 1, name: 'API reference' }).waitFor();
+    await page.locator('details.operation').first().waitFor();
   });
 
   it('shows an operation with its auth, parameters and example answer', async () => {
