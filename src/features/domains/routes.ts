@@ -20,7 +20,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/domains',
       response: 'domain-list-answer',
       query: [
-        { name: 'q', description: 'Only domains whose apex or name contains this text (any case).', schema: { type: 'string' } },
+        { name: 'q', description: 'Only domains whose apex contains this part of a domain name (any case; letters, digits, dots and hyphens).', schema: { type: 'string', pattern: '^[A-Za-z0-9.-]{1,253}$' } },
         { name: 'status', description: 'Only domains in this status.', schema: { type: 'string', enum: ['pending_nameserver', 'active', 'disabled'] } },
       ],
       auth: 'api',

@@ -21,7 +21,7 @@ export function securityRoutes(): Route[] {
       method: 'get',
       path: '/api/v1/security/summary',
       response: 'security-summary-answer',
-      query: [DOMAIN_ID_FILTER, ...TIME_WINDOW],
+      query: [DOMAIN_ID_FILTER, { name: 'bucket', description: 'Series resolution (default hour).', schema: { type: 'string', enum: ['minute', 'hour', 'day'], default: 'hour' } }, ...TIME_WINDOW],
       auth: 'api',
       handler: async ({ db, query }) => ({ data: await securitySummary(db, parseWindow({ bucket: 'hour', ...query }), optionalIdParam(query, 'domain_id')) }),
     },
