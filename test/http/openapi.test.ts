@@ -11,6 +11,7 @@ import type { Route } from '../../src/http/route.js';
 import { loadApiSchemas } from '../../src/http/validation.js';
 import { ActiveVersion } from '../../src/publish/active-version.js';
 import type { Json } from '../support/core.js';
+import { QUERY_NAMES } from '../support/bad-input-probes.js';
 import { SEEDED_DOMAIN, SeededCore, writeOrder } from '../support/seeded-core.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -27,6 +28,9 @@ function operationsOf(document: Json): string[] {
       .map((method) => `${method.toUpperCase()} ${path}`),
   );
 }
+
+// A query value no parameter of the API takes: a route that reads a parameter of a given form refuses it.
+const BAD_QUERY_VALUE = 'not valid!';
 
 function problemsOf(validateFn: ValidateFunction, value: unknown): string | undefined {
   if (validateFn(value)) return undefined;
@@ -128,6 +132,40 @@ describe('OpenAPI document', function () {
     }
     expect(documented.size).to.be.greaterThan(50);
     expect(failures).to.deep.equal([]);
+  });
+
+  // A GET of the route with its required query parameters and `extra`, as its auth level sends it.
+  async function getWith(route: Route, extra: Record<string, string>): Promise<{ status: number; body: Json }> {
+    const required: Record<string, string> = { version: seeded.ids.version, host: SEEDED_DOMAIN };
+    const query = new URLSearchParams({ ...Object.fromEntries((route.query ?? []).filter((parameter) => parameter.required).map((parameter) => [parameter.name, required[parameter.name]])), ...extra });
+    const path = `${seeded.pathOf(route)}${query.size > 0 ? `?${query}` : ''}`;
+    const response = await fetch(`${seeded.url}${path}`, { headers: seeded.headersFor(route, 'GET', path) });
+    return { status: response.status, body: await response.json() };
+  }
+
+  it('declares every query parameter a GET refuses a malformed value of', async () => {
+    const names = new Set([...QUERY_NAMES, ...routes.flatMap((route) => (route.query ?? []).map((parameter) => parameter.name))]);
+    const undeclared: string[] = [];
+    for (const route of routes.filter((candidate) => candidate.method === 'get')) {
+      const declared = new Set([...(route.paged ? ['limit', 'offset'] : []), ...(route.query ?? []).map((parameter) => parameter.name)]);
+      for (const name of [...names].filter((candidate) => !declared.has(candidate))) {
+        const answer = await getWith(route, { [name]: BAD_QUERY_VALUE });
+        if (answer.status === 422 && answer.body.field === name) undeclared.push(`GET ${route.path} reads ${name}`);
+      }
+    }
+    expect(undeclared).to.deep.equal([]);
+  });
+
+  it('refuses a malformed value of every declared enum or number query parameter, naming it', async () => {
+    const unread: string[] = [];
+    for (const route of routes.filter((candidate) => candidate.method === 'get')) {
+      const checked = (route.query ?? []).filter((parameter) => parameter.schema.enum || parameter.schema.type === 'integer');
+      for (const parameter of checked) {
+        const answer = await getWith(route, { [parameter.name]: BAD_QUERY_VALUE });
+        if (answer.status !== 422 || answer.body.field !== parameter.name) unread.push(`GET ${route.path} ?${parameter.name}= answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 120)}`);
+      }
+    }
+    expect(unread).to.deep.equal([]);
   });
 
   // Last: the writes delete what the reads above need.
