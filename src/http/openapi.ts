@@ -1,4 +1,5 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { CORE_VERSION } from '../features/health/routes.js';
 import type { AuthLevel } from './auth.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './paging.js';
 import { ERROR_MEANINGS, ERROR_SCHEMA, errorStatusesOf } from './openapi-errors.js';
@@ -8,8 +9,6 @@ import { RawJson, type QueryParameter, type Route } from './route.js';
 
 /** Where the core serves its OpenAPI document. */
 export const OPENAPI_PATH = '/api/v1/openapi.json';
-
-const API_VERSION = '0.1.0';
 
 // How each auth level is presented: the API token and an admin session are both bearers, an edge signs its request.
 const SECURITY_SCHEMES = {
@@ -33,9 +32,6 @@ const PAGING: QueryParameter[] = [
   { name: 'limit', description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}; out of range is 422 naming it).`, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } },
   { name: 'offset', description: 'Records to skip (default 0; negative is 422 naming it).', schema: { type: 'integer', minimum: 0, default: 0 } },
 ];
-
-// A deletion, a logout or an action without its own response schema answers the API envelope.
-const UNDESCRIBED_ANSWER: JsonSchema = { type: 'object', description: 'The API envelope: `{"data": ...}`, or `{"ok": true}` for a deletion or logout (docs/api.md, "Responses").' };
 
 /** `/api/v1/domains/:domainId` in OpenAPI's spelling, `/api/v1/domains/{domainId}`. */
 export function openApiPath(path: string): string {
@@ -62,9 +58,10 @@ function requestBodyOf(route: Route, examples: Record<string, unknown>): unknown
   return undefined;
 }
 
+// A route without a response schema fails the document loudly, as a missing request schema fails the start.
 function responsesOf(route: Route): Record<string, unknown> {
-  const schema = route.response ? componentRef(route.response) : UNDESCRIBED_ANSWER;
-  const success = { description: route.response ? 'Success.' : 'Success (the answer has no schema of its own yet).', content: { 'application/json': { schema } } };
+  if (!route.response) throw new Error(`route ${route.method.toUpperCase()} ${route.path} names no response schema (Route.response)`);
+  const success = { description: 'Success.', content: { 'application/json': { schema: componentRef(route.response) } } };
   const errors = errorStatusesOf(route).map((status) => [String(status), { $ref: `#/components/responses/${status}` }]);
   return { [String(route.status ?? 200)]: success, ...Object.fromEntries(errors) };
 }
@@ -120,7 +117,7 @@ export function buildOpenApiDocument(routes: Route[], ajv: Ajv2020, responses = 
     openapi: '3.1.0',
     info: {
       title: 'CDN control plane API',
-      version: API_VERSION,
+      version: CORE_VERSION,
       description: 'The core REST API, generated from its route table (docs/api.md, "OpenAPI document"). Conventions, paging and errors: docs/api.md.',
     },
     servers: [{ url: '/' }],
