@@ -86,6 +86,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
       path: '/api/v1/domains/:domainId/ssl/manual-certificate',
       response: 'ssl-certificate-answer',
       auth: 'api',
+      refusals: [409],
       body: 'ssl-manual-certificate',
       audit: { action: 'ssl_certificate.upload', target: 'ssl_certificate' },
       publishes: true,
