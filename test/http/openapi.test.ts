@@ -134,6 +134,26 @@ describe('OpenAPI document', function () {
     expect(failures).to.deep.equal([]);
   });
 
+  it('answers every GET without parameters of a new installation with a body its response schema accepts', async () => {
+    const ajv = compileResponseSchemas();
+    const empty = await SeededCore.start({ empty: true });
+    const failures: string[] = [];
+    try {
+      for (const route of routes.filter((candidate) => candidate.method === 'get' && !candidate.path.includes(':') && !candidate.query?.some((parameter) => parameter.required))) {
+        const response = await fetch(`${empty.url}${route.path}`, { headers: empty.headersFor(route, 'GET', route.path) });
+        const text = await response.text();
+        if (response.status !== (route.status ?? 200)) failures.push(`GET ${route.path} answered ${response.status}: ${text.slice(0, 200)}`);
+        else {
+          const problem = problemsOf(ajv.getSchema(route.response!)!, JSON.parse(text));
+          if (problem) failures.push(`GET ${route.path} does not match ${route.response}: ${problem}`);
+        }
+      }
+    } finally {
+      await empty.stop();
+    }
+    expect(failures).to.deep.equal([]);
+  });
+
   // A GET of the route with its required query parameters and `extra`, as its auth level sends it.
   async function getWith(route: Route, extra: Record<string, string>): Promise<{ status: number; body: Json }> {
     const required: Record<string, string> = { version: seeded.ids.version, host: SEEDED_DOMAIN };

@@ -42,7 +42,8 @@ export class SeededCore {
     readonly bodies: Record<string, unknown>,
   ) {}
 
-  static async start(): Promise<SeededCore> {
+  /** A core seeded as described above; `empty` seeds nothing but a registered edge (for the answers of a new installation). */
+  static async start({ empty = false } = {}): Promise<SeededCore> {
     const core = await TestCore.start({
       CDN_API_TOKEN: API_TOKEN,
       CDN_BOOTSTRAP_EDGE_TOKEN: EDGE_TOKEN,
@@ -59,6 +60,10 @@ export class SeededCore {
     core.token = API_TOKEN;
     try {
       const session = (await core.post('/api/v1/admin/login', ADMIN, 200)).data.token as string;
+      if (empty) {
+        await signedPost(core, '/api/v1/edge/register', { edge_id: EDGE_ID, hostname: 'edge-1' });
+        return new SeededCore(core, session, {}, {}, {});
+      }
       const { ids, ruleIds, bodies } = await seed(core);
       return new SeededCore(core, session, ids, ruleIds, bodies);
     } catch (error) {
