@@ -19,6 +19,9 @@ export type OpenApiDocument = {
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { description?: string }> };
 };
 
+/** A top-level field of a body or of the record an answer carries. */
+export type ReferenceField = { name: string; type: string; required: boolean; description: string };
+
 /** One operation as the reference shows it. */
 export type ReferenceOperation = {
   id: string;
@@ -26,8 +29,8 @@ export type ReferenceOperation = {
   path: string;
   auth: string;
   parameters: { name: string; where: string; required: boolean; description: string }[];
-  body?: { schema: string; required: boolean; example?: unknown };
-  success: { status: string; schema?: string; example?: unknown };
+  body?: { schema: string; required: boolean; fields: ReferenceField[]; example?: unknown };
+  success: { status: string; schema?: string; fields: ReferenceField[]; example?: unknown };
   errors: string[];
 };
 
@@ -42,6 +45,42 @@ function exampleOf(document: OpenApiDocument, media: Media | undefined): unknown
   if (media?.example !== undefined) return media.example;
   const name = schemaName(media?.schema);
   return name ? document.components.schemas[name]?.examples?.[0] : undefined;
+}
+
+function resolved(document: OpenApiDocument, schema: Schema | undefined): Schema | undefined {
+  const name = schemaName(schema);
+  return name ? document.components.schemas[name] : schema;
+}
+
+// A field's own type first: a `$ref` beside it only adds a rule (no-control-characters).
+function typeOf(schema: Schema): string {
+  if (schema.type === undefined && schema.$ref) return schemaName(schema)!;
+  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  const type = Array.isArray(schema.type) ? schema.type.join(' | ') : String(schema.type ?? 'any');
+  const items = schema.items as Schema | undefined;
+  return type === 'array' && items ? `array of ${typeOf(items)}` : type;
+}
+
+// The object whose fields a reader wants: the body itself, or for an answer the record under `data` (a list's item).
+function recordOf(document: OpenApiDocument, schema: Schema | undefined, answer: boolean): Schema | undefined {
+  const top = resolved(document, schema);
+  const data = answer ? (top?.properties as Record<string, Schema> | undefined)?.data : undefined;
+  if (!data) return top;
+  const inner = resolved(document, data);
+  return inner?.type === 'array' ? resolved(document, inner.items as Schema | undefined) : inner;
+}
+
+/** The top-level fields of `schema` (for an answer, of the record under `data`), in their declared order. */
+export function fieldsOf(document: OpenApiDocument, schema: Schema | undefined, answer = false): ReferenceField[] {
+  const record = recordOf(document, schema, answer);
+  const required = new Set((record?.required as string[] | undefined) ?? []);
+  return Object.entries((record?.properties as Record<string, Schema> | undefined) ?? {}).map(([name, property]) => ({
+    name,
+    type: typeOf(property),
+    required: required.has(name),
+    description: String(property.description ?? ''),
+  }));
 }
 
 function authOf(operation: Operation): string {
@@ -60,8 +99,8 @@ function referenceOf(document: OpenApiDocument, method: string, path: string, op
     path,
     auth: authOf(operation),
     parameters: (operation.parameters ?? []).map((parameter) => ({ name: parameter.name, where: parameter.in, required: parameter.required, description: parameter.description ?? '' })),
-    body: bodyMedia ? { schema: schemaName(bodyMedia.schema) ?? 'JSON', required: operation.requestBody?.required ?? false, example: exampleOf(document, bodyMedia) } : undefined,
-    success: { status: successStatus, schema: schemaName(successMedia?.schema), example: exampleOf(document, successMedia) },
+    body: bodyMedia ? { schema: schemaName(bodyMedia.schema) ?? 'JSON', required: operation.requestBody?.required ?? false, fields: fieldsOf(document, bodyMedia.schema), example: exampleOf(document, bodyMedia) } : undefined,
+    success: { status: successStatus, schema: schemaName(successMedia?.schema), fields: fieldsOf(document, successMedia?.schema, true), example: exampleOf(document, successMedia) },
     errors: statuses.filter((status) => status !== successStatus),
   };
 }

@@ -60,6 +60,8 @@ describe('the dashboard: an API reference rendered from the OpenAPI document', f
     const create = page.locator('details#post-domains');
     await create.locator('summary').click();
     expect(await create.getByLabel('Example body of POST /api/v1/domains').textContent()).to.include('"domain"');
+    expect(await create.getByRole('list', { name: 'Body fields of POST /api/v1/domains' }).textContent()).to.include('domain (string, required)');
+    expect(await entry.getByRole('list', { name: 'Answer fields of GET /api/v1/domains' }).textContent()).to.include('status ("pending_nameserver" | "active" | "disabled", required)');
     await expectAccessibleAtBothWidths(page, 'the API reference', 'api-reference');
   });
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiFailure } from '../api.js';
 import { Empty, Failure, Loading } from '../components.js';
-import { operationsByTag, type OpenApiDocument, type ReferenceOperation } from '../openapi-reference.js';
+import { operationsByTag, type OpenApiDocument, type ReferenceField, type ReferenceOperation } from '../openapi-reference.js';
 import { failureOf } from '../use-submit.js';
 
 /** Where the core serves the document this view renders. */
@@ -16,6 +16,22 @@ function Example({ label, value }: { label: string; value: unknown }) {
         {JSON.stringify(value, null, 2)}
       </pre>
     </div>
+  );
+}
+
+function Fields({ title, label, fields }: { title: string; label: string; fields: ReferenceField[] }) {
+  if (fields.length === 0) return null;
+  return (
+    <>
+      <p class="muted">{title}</p>
+      <ul class="parameters" aria-label={label}>
+        {fields.map((field) => (
+          <li key={field.name}>
+            <code>{field.name}</code> <span class="muted">({field.type}{field.required ? ', required' : ''})</span> {field.description}
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
@@ -48,6 +64,8 @@ function OperationEntry({ operation }: { operation: ReferenceOperation }) {
           Body{operation.body.required ? '' : ' (optional)'}: <code>{operation.body.schema}</code>
         </p>
       ) : null}
+      <Fields title="Body fields" label={`Body fields of ${operation.method} ${operation.path}`} fields={operation.body?.fields ?? []} />
+      <Fields title="Answer fields (of each record of a list)" label={`Answer fields of ${operation.method} ${operation.path}`} fields={operation.success.fields} />
       <Example label={`Example body of ${operation.method} ${operation.path}`} value={operation.body?.example} />
       <Example label={`Example answer of ${operation.method} ${operation.path}`} value={operation.success.example} />
     </details>
