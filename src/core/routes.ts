@@ -22,8 +22,9 @@ import { snapshotRoutes } from '../features/snapshots/routes.js';
 import { rolloutRoutes } from '../features/rollout/routes.js';
 import { collectorRoutes } from '../features/collector/routes.js';
 import { batchRoute } from '../http/batch.js';
+import { openApiRoute } from '../http/openapi.js';
 
-/** Every route of the core API, and the batch route that runs their audited writes in one transaction. */
+/** Every route of the core API, the batch route that runs their audited writes in one transaction, and the OpenAPI document of them all. */
 export function coreRoutes(deps: AppDeps): Route[] {
   const routes = [
     ...healthRoutes(deps),
@@ -48,5 +49,6 @@ export function coreRoutes(deps: AppDeps): Route[] {
     ...collectorRoutes(deps),
     ...auditRoutes(),
   ];
-  return [...routes, batchRoute(deps, routes)];
+  const withBatch = [...routes, batchRoute(deps, routes)];
+  return [...withBatch, openApiRoute(deps.ajv, withBatch)];
 }

@@ -3,6 +3,7 @@ import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, whenSessionLost } from './api.js';
 import { setPageTitle } from './page-title.js';
 import { clearSession, sessionUser } from './session.js';
+import { ApiReferenceView } from './views/api-reference.js';
 import { AuditView } from './views/audit.js';
 import { DomainView } from './views/domain.js';
 import { DomainsView } from './views/domains.js';
@@ -19,6 +20,7 @@ const NAV = [
   { href: '/gitops', label: 'GitOps' },
   { href: '/settings', label: 'Settings' },
   { href: '/audit', label: 'Audit log' },
+  { href: '/api-reference', label: 'API reference' },
 ];
 
 function NotFound() {
@@ -86,6 +88,7 @@ function Shell({ user, onLogout }: { user: string; onLogout: () => void }) {
           <Route path="/gitops" component={GitopsView} />
           <Route path="/settings" component={SettingsView} />
           <Route path="/audit" component={AuditView} />
+          <Route path="/api-reference" component={ApiReferenceView} />
           <Route default component={NotFound} />
         </Router>
       </main>

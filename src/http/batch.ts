@@ -154,6 +154,7 @@ export function batchRoute(deps: AppDeps, routes: Route[]): Route {
   return {
     method: 'post',
     path: '/api/v1/batch',
+    response: 'post-batch-answer',
     auth: 'api',
     body: 'batch-request',
     batchSizedBody: true,

@@ -33,6 +33,9 @@ export type AuditSpec = {
   targetId?: (context: RouteContext, result: any) => string | undefined;
 };
 
+/** A query parameter a handler reads, as the OpenAPI document describes it (paging of `paged` routes is added by itself). */
+export type QueryParameter = { name: string; description: string; schema: Record<string, unknown>; required?: boolean };
+
 /** One endpoint, declared as data next to its contract. */
 export type Route = {
   method: Method;
@@ -56,6 +59,16 @@ export type Route = {
   /** Read bodies up to CDN_API_MAX_BATCH_BODY_BYTES instead of CDN_API_MAX_BODY_BYTES (a batch of writes). */
   batchSizedBody?: boolean;
   status?: number;
+  /**
+   * $id of the JSON Schema (schemas/api-responses) the success answer's body matches, for the
+   * OpenAPI document (docs/api.md, "OpenAPI document"). Every GET names one; the GET sweep checks
+   * real answers against it.
+   */
+  response?: string;
+  /** The query parameters the handler reads besides `limit` and `offset`. */
+  query?: QueryParameter[];
+  /** Error statuses the handler itself answers besides those the framework gives every route (e.g. 409, 429). */
+  refusals?: number[];
   /**
    * A list: the handler reads `limit` and `offset` with parsePaging (or parseOptionalPaging), so
    * out-of-range paging is refused the same way on every list (422 naming the parameter).

@@ -14,7 +14,9 @@ export function adminRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/admin/login',
+      response: 'post-admin-login-answer',
       auth: 'public',
+      refusals: [401, 429],
       body: 'admin-login',
       // Throttled per username and per client before the password is even checked (login-throttle.ts).
       handler: async ({ db, body, requestId, clientIp }) => {
@@ -34,12 +36,14 @@ export function adminRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/admin/me',
+      response: 'admin-me-answer',
       auth: 'admin-session',
       handler: async ({ db, actor }) => ({ data: await currentAdmin(db, sessionIdOf(actor)) }),
     },
     {
       method: 'post',
       path: '/api/v1/admin/logout',
+      response: 'ok-answer',
       auth: 'admin-session',
       audit: { action: 'admin.logout', target: 'admin_session', targetId: ({ actor }) => sessionIdOf(actor) },
       handler: async ({ db, actor }) => {

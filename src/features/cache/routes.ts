@@ -18,10 +18,11 @@ export function cacheDefaults(deps: AppDeps): CacheSettingsInput {
 export function cacheRoutes(deps: AppDeps): Route[] {
   const defaults = cacheDefaults(deps);
   return [
-    { method: 'get', path: `${DOMAIN}/cache/settings`, auth: 'api', handler: async ({ db, params }) => ({ data: await getCacheSettings(db, params.domainId, defaults) }) },
+    { method: 'get', path: `${DOMAIN}/cache/settings`, response: 'domain-cache-settings-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await getCacheSettings(db, params.domainId, defaults) }) },
     {
       method: 'put',
       path: `${DOMAIN}/cache/settings`,
+      response: 'domain-cache-settings-answer',
       auth: 'api',
       body: 'cache-settings',
       audit: { action: 'cache_settings.replace', target: 'domain', targetId: ({ params }) => params.domainId },
@@ -31,6 +32,7 @@ export function cacheRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: `${DOMAIN}/cache/purge`,
+      response: 'purge-request-answer',
       auth: 'api',
       body: 'cache-purge',
       status: 201,
@@ -38,7 +40,7 @@ export function cacheRoutes(deps: AppDeps): Route[] {
       publishes: true,
       handler: async ({ db, params, body, actor }) => ({ data: await createPurge(db, params.domainId, body, actor) }),
     },
-    { method: 'get', path: `${DOMAIN}/cache/purge-requests`, auth: 'api', paged: true, handler: async ({ db, params, query }) => ({ data: await listPurges(db, params.domainId, parsePaging(query)) }) },
-    { method: 'get', path: `${DOMAIN}/cache/purge-requests/:requestId`, auth: 'api', handler: async ({ db, params }) => ({ data: await getPurge(db, params.domainId, params.requestId) }) },
+    { method: 'get', path: `${DOMAIN}/cache/purge-requests`, response: 'purge-request-list-answer', auth: 'api', paged: true, handler: async ({ db, params, query }) => ({ data: await listPurges(db, params.domainId, parsePaging(query)) }) },
+    { method: 'get', path: `${DOMAIN}/cache/purge-requests/:requestId`, response: 'domains-cache-purge-requests-one-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await getPurge(db, params.domainId, params.requestId) }) },
   ];
 }

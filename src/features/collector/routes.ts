@@ -20,6 +20,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/collector/origin-health',
+      response: 'post-collector-origin-health-answer',
       auth: 'edge',
       body: 'collector-origin-health',
       itemsCheckedOneByOne: 'observations',
@@ -32,6 +33,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/collector/security-events',
+      response: 'collector-result-answer',
       auth: 'edge',
       body: 'collector-security-events',
       itemsCheckedOneByOne: 'events',
@@ -44,6 +46,7 @@ export function collectorRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/collector/usage',
+      response: 'collector-result-answer',
       auth: 'edge',
       body: 'collector-usage',
       itemsCheckedOneByOne: 'events',

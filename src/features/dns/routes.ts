@@ -4,8 +4,16 @@ import type { Route } from '../../http/route.js';
 import { cachedJson, VersionedCache } from '../../http/versioned-cache.js';
 import { createRecord, createRecords, deleteRecord, listRecords, updateRecord } from './service.js';
 import { syncEvents, zoneSync } from './zone-sync.js';
+import { DOMAIN_ID_FILTER } from '../../http/query-parameters.js';
+import type { QueryParameter } from '../../http/route.js';
 
 const RECORDS = '/api/v1/domains/:domainId/dns/records';
+
+const SYNC_EVENT_FILTERS: QueryParameter[] = [
+  DOMAIN_ID_FILTER,
+  { name: 'zone', description: 'Only this zone (any case, trailing dot or not).', schema: { type: 'string' } },
+  { name: 'success', description: 'Only successful (true) or failed (false) attempts.', schema: { type: 'string', enum: ['true', 'false'] } },
+];
 
 /** DNS record CRUD under a domain, and how its zone is published. */
 export function dnsRoutes(deps: AppDeps): Route[] {
@@ -16,6 +24,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: RECORDS,
+      response: 'dns-record-list-answer',
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => {
@@ -27,6 +36,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: RECORDS,
+      response: 'dns-record-answer',
       auth: 'api',
       body: 'dns-record-create',
       status: 201,
@@ -38,6 +48,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
     {
       method: 'patch',
       path: `${RECORDS}/:recordId`,
+      response: 'dns-record-answer',
       auth: 'api',
       body: 'dns-record-patch',
       audit: { action: 'dns_record.update', target: 'dns_record' },
@@ -47,6 +58,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
     {
       method: 'delete',
       path: `${RECORDS}/:recordId`,
+      response: 'ok-answer',
       auth: 'api',
       audit: { action: 'dns_record.delete', target: 'dns_record' },
       publishes: true,
@@ -55,7 +67,7 @@ export function dnsRoutes(deps: AppDeps): Route[] {
         return { ok: true };
       },
     },
-    { method: 'get', path: '/api/v1/domains/:domainId/dns/sync', auth: 'api', handler: async ({ db, params }) => ({ data: await zoneSync(db, deps.config, params.domainId) }) },
-    { method: 'get', path: '/api/v1/dns/sync-events', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await syncEvents(db, query, parsePaging(query)) }) },
+    { method: 'get', path: '/api/v1/domains/:domainId/dns/sync', response: 'domains-dns-sync-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await zoneSync(db, deps.config, params.domainId) }) },
+    { method: 'get', path: '/api/v1/dns/sync-events', response: 'dns-sync-events-answer', query: SYNC_EVENT_FILTERS, auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await syncEvents(db, query, parsePaging(query)) }) },
   ];
 }

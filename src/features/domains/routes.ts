@@ -18,6 +18,11 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains',
+      response: 'domain-list-answer',
+      query: [
+        { name: 'q', description: 'Only domains whose apex contains this part of a domain name (any case; letters, digits, dots and hyphens).', schema: { type: 'string', pattern: '^[A-Za-z0-9.-]{1,253}$' } },
+        { name: 'status', description: 'Only domains in this status.', schema: { type: 'string', enum: ['pending_nameserver', 'active', 'disabled'] } },
+      ],
       auth: 'api',
       paged: true,
       handler: async ({ db, query }) => {
@@ -31,6 +36,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains',
+      response: 'domain-answer',
       auth: 'api',
       body: 'domain-create',
       status: 201,
@@ -41,12 +47,14 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains/:domainId',
+      response: 'domain-answer',
       auth: 'api',
       handler: async ({ db, params }) => ({ data: serializeDomain(await findDomain(db, params.domainId)) }),
     },
     {
       method: 'patch',
       path: '/api/v1/domains/:domainId',
+      response: 'domain-answer',
       auth: 'api',
       body: 'domain-update',
       audit: { action: 'domain.update', target: 'domain' },
@@ -56,6 +64,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'delete',
       path: '/api/v1/domains/:domainId',
+      response: 'ok-answer',
       auth: 'api',
       audit: { action: 'domain.delete', target: 'domain' },
       publishes: true,
@@ -67,6 +76,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/verify-nameservers',
+      response: 'domain-answer',
       auth: 'api',
       audit: { action: 'domain.verify_nameservers', target: 'domain' },
       publishes: true,
@@ -78,6 +88,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/activate',
+      response: 'domain-answer',
       auth: 'api',
       body: 'domain-activate',
       optionalBody: true,
@@ -90,6 +101,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/nameservers/verify',
+      response: 'post-domains-nameservers-verify-answer',
       auth: 'api',
       audit: { action: 'domain.verify_nameservers', target: 'domain', targetId: ({ params }) => params.domainId },
       publishes: true,
@@ -98,6 +110,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/nameservers/force-verify',
+      response: 'post-domains-nameservers-force-verify-answer',
       auth: 'admin-session',
       body: 'nameservers-force-verify',
       audit: { action: 'domain.nameservers_force_verify', target: 'domain', targetId: ({ params }) => params.domainId },
@@ -107,6 +120,7 @@ export function domainRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/nameservers/reseed-expected',
+      response: 'post-domains-nameservers-reseed-expected-answer',
       auth: 'admin-session',
       audit: { action: 'domain.nameservers_reseed_expected', target: 'domain', targetId: ({ params }) => params.domainId },
       publishes: true,

@@ -16,6 +16,7 @@ export function edgeRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/edge/register',
+      response: 'edge-node-answer',
       auth: 'edge',
       body: 'edge-register',
       handler: async ({ db, body, actor }) => {
@@ -26,6 +27,7 @@ export function edgeRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/edge/heartbeat',
+      response: 'edge-node-answer',
       auth: 'edge',
       body: 'edge-heartbeat',
       handler: async ({ db, body, actor }) => {
@@ -34,9 +36,9 @@ export function edgeRoutes(deps: AppDeps): Route[] {
       },
       onRefused: async ({ db, actor }, error) => recordHeartbeatFailure(db, edgeOf(actor).edgeId, error),
     },
-    { method: 'get', path: '/api/v1/edge/nodes', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listEdges(db, parsePaging(query), fresh) }) },
-    { method: 'get', path: '/api/v1/edges/pools', auth: 'api', handler: async ({ db }) => ({ data: await edgePools(db, fresh) }) },
-    { method: 'get', path: '/api/v1/edges/dns', auth: 'api', handler: async ({ db }) => ({ data: await edgeDns(db, fresh) }) },
-    { method: 'get', path: '/api/v1/edge-countries', auth: 'api', handler: async ({ db }) => ({ data: await edgeCountries(db, fresh) }) },
+    { method: 'get', path: '/api/v1/edge/nodes', response: 'edge-node-list-answer', auth: 'api', paged: true, handler: async ({ db, query }) => ({ data: await listEdges(db, parsePaging(query), fresh) }) },
+    { method: 'get', path: '/api/v1/edges/pools', response: 'edges-pools-answer', auth: 'api', handler: async ({ db }) => ({ data: await edgePools(db, fresh) }) },
+    { method: 'get', path: '/api/v1/edges/dns', response: 'edges-dns-answer', auth: 'api', handler: async ({ db }) => ({ data: await edgeDns(db, fresh) }) },
+    { method: 'get', path: '/api/v1/edge-countries', response: 'edge-countries-answer', auth: 'api', handler: async ({ db }) => ({ data: await edgeCountries(db, fresh) }) },
   ];
 }

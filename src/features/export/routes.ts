@@ -3,7 +3,7 @@ import { parsePaging } from '../../http/paging.js';
 import type { Route } from '../../http/route.js';
 import { cacheDefaults } from '../cache/routes.js';
 import { sslDefaults } from '../ssl/routes.js';
-import { exportNamesOf } from './names-filter.js';
+import { exportNamesOf, MAX_EXPORT_NAMES } from './names-filter.js';
 import { exportDomains } from './service.js';
 
 /** Bulk read of whole domains (GET /api/v1/export/domains?limit&offset&domains) for reconcilers and backups. */
@@ -14,6 +14,8 @@ export function exportRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/export/domains',
+      response: 'export-domains-answer',
+      query: [{ name: 'domains', description: `Only these apexes: 1 to ${MAX_EXPORT_NAMES} hostnames separated by commas.`, schema: { type: 'string' } }],
       auth: 'api',
       paged: true,
       handler: async ({ db, query }) => ({ data: await exportDomains(db, parsePaging(query), exportNamesOf(query), defaults, ssl) }),

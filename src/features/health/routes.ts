@@ -7,7 +7,8 @@ import { retentionStatus } from '../../core/retention-state.js';
 import { secretBoxOf } from '../ssl/key-storage.js';
 import { dnsHealth } from '../../publish/dns/dns-health.js';
 
-const VERSION = '0.1.0';
+/** The core's version, as its health answers and its OpenAPI document say. */
+export const CORE_VERSION = '0.1.0';
 const now = () => Math.floor(Date.now() / 1000);
 
 /** Health (liveness), readiness (database) and the authenticated readiness detail. */
@@ -22,21 +23,23 @@ export function healthRoutes(deps: AppDeps): Route[] {
     return { status, checks: { database: status }, database };
   };
   return [
-    { method: 'get', path: '/health', auth: 'public', handler: async () => ({ ok: true, time: now() }) },
+    { method: 'get', path: '/health', response: 'health-answer', auth: 'public', handler: async () => ({ ok: true, time: now() }) },
     {
       method: 'get',
       path: '/cdn-health',
+      response: 'cdn-health-answer',
       auth: 'public',
       handler: async () => {
         const { status, checks } = await readiness();
         // Counts only: zone names and errors are for authenticated callers (/api/v1/readiness, the overview).
         const dns = status === 'ok' ? await dnsHealth(deps.prisma, deps.config).catch(() => undefined) : undefined;
-        return { ok: true, time: now(), api: { ok: true, version: VERSION }, database: { ok: status === 'ok' }, dns: dns ?? { publishing: deps.config.powerdnsApiUrl ? 'on' : 'off', ok: false }, checks };
+        return { ok: true, time: now(), api: { ok: true, version: CORE_VERSION }, database: { ok: status === 'ok' }, dns: dns ?? { publishing: deps.config.powerdnsApiUrl ? 'on' : 'off', ok: false }, checks };
       },
     },
     {
       method: 'get',
       path: '/ready',
+      response: 'ready-answer',
       auth: 'public',
       handler: async () => {
         const { status, checks } = await readiness();
@@ -46,6 +49,7 @@ export function healthRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/readiness',
+      response: 'readiness-answer',
       auth: 'api',
       handler: async () => {
         const { status, database } = await readiness();
@@ -57,7 +61,7 @@ export function healthRoutes(deps: AppDeps): Route[] {
         return {
           status,
           checks,
-          version: VERSION,
+          version: CORE_VERSION,
           uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
           database: { ...database, migrations: Array.isArray(migrations) ? summarize(migrations) : migrations },
           retention,

@@ -7,10 +7,11 @@ import { warnings } from './warnings.js';
 /** The operations front page and its list of actionable warnings. */
 export function operationsRoutes(deps: AppDeps): Route[] {
   return [
-    { method: 'get', path: '/api/v1/overview', auth: 'api', handler: async ({ db }) => ({ data: await overview(db, deps.config) }) },
+    { method: 'get', path: '/api/v1/overview', response: 'overview-answer', auth: 'api', handler: async ({ db }) => ({ data: await overview(db, deps.config) }) },
     {
       method: 'get',
       path: '/api/v1/overview/warnings',
+      response: 'overview-warnings-answer',
       auth: 'api',
       paged: true,
       // All warnings, most severe first, unless `limit` asks for a page; `count` still counts them all.

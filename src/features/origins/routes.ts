@@ -11,6 +11,7 @@ export function originRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: ORIGINS,
+      response: 'origin-list-answer',
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => ({ data: await listOrigins(db, params.domainId, parsePaging(query)) }),
@@ -18,6 +19,7 @@ export function originRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: ORIGINS,
+      response: 'origin-answer',
       auth: 'api',
       body: 'origin-request',
       status: 201,
@@ -29,6 +31,7 @@ export function originRoutes(deps: AppDeps): Route[] {
     {
       method: 'patch',
       path: `${ORIGINS}/:originId`,
+      response: 'origin-answer',
       auth: 'api',
       body: 'origin-patch',
       audit: { action: 'origin.update', target: 'origin' },
@@ -38,6 +41,7 @@ export function originRoutes(deps: AppDeps): Route[] {
     {
       method: 'delete',
       path: `${ORIGINS}/:originId`,
+      response: 'ok-answer',
       auth: 'api',
       audit: { action: 'origin.delete', target: 'origin' },
       publishes: true,
@@ -49,6 +53,7 @@ export function originRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: `${ORIGINS}/:originId/check`,
+      response: 'post-domains-origins-check-answer',
       auth: 'api',
       handler: async ({ db, params }) => ({ data: await checkOrigin(db, params.domainId, params.originId, deps.config.originCheckTimeoutMs) }),
     },

@@ -39,7 +39,9 @@ function canaryDecisionRoute(decision: 'promote' | 'abort'): Route {
   return {
     method: 'post',
     path: `/api/v1/config/rollout/${decision}`,
+    response: 'canary-version-answer',
     auth: 'api',
+    refusals: [409],
     audit: { action: `rollout.${decision}`, target: 'config_snapshot', targetId: (_context, result) => String(result?.data?.version ?? '') },
     handler: async ({ db, actor }) => ({ data: await decideCanary(db, decision, actor.name) }),
   };
@@ -51,6 +53,12 @@ export function rolloutRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/config/rollout',
+      response: 'config-rollout-answer',
+      query: [
+        { name: 'version', description: 'The rollout of this snapshot version (at most one of version, change and run; none is the latest).', schema: { type: 'integer', minimum: 0 } },
+        { name: 'change', description: 'The version that publishes this change (a write\'s X-CDN-Config-Change).', schema: { type: 'integer', minimum: 1 } },
+        { name: 'run', description: 'The version that publishes this GitOps run (its id).', schema: { type: 'integer', minimum: 1 } },
+      ],
       auth: 'api',
       handler: async ({ db, query }) => {
         const rollout = await configRollout(db, rolloutTarget(query), deps.config.edgeHeartbeatFreshSeconds);

@@ -26,6 +26,7 @@ function kindRoutes(kind: RuleKind): Route[] {
     {
       method: 'get',
       path: base,
+      response: `${schema}-list-answer`,
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => ({ data: await listRules(db, kind, params.domainId, parsePaging(query)) }),
@@ -33,6 +34,7 @@ function kindRoutes(kind: RuleKind): Route[] {
     {
       method: 'post',
       path: base,
+      response: `${schema}-answer`,
       auth: 'api',
       body: `${schema}-create`,
       status: 201,
@@ -44,6 +46,7 @@ function kindRoutes(kind: RuleKind): Route[] {
     {
       method: 'patch',
       path: `${base}/:ruleId`,
+      response: `${schema}-answer`,
       auth: 'api',
       body: `${schema}-patch`,
       audit: { action: `${kind.noun}.update`, target: kind.noun },
@@ -53,6 +56,7 @@ function kindRoutes(kind: RuleKind): Route[] {
     {
       method: 'delete',
       path: `${base}/:ruleId`,
+      response: 'ok-answer',
       auth: 'api',
       audit: { action: `${kind.noun}.delete`, target: kind.noun },
       publishes: true,
@@ -78,6 +82,7 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: `${domain}/redirects/import`,
+      response: 'post-domains-redirects-import-answer',
       auth: 'api',
       body: 'redirect-import',
       audit: { action: 'redirect.import', target: 'domain', targetId: ({ params }) => params.domainId },
@@ -87,12 +92,15 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: `${domain}/redirects/export`,
+      response: 'domains-redirects-export-answer',
+      query: [{ name: 'format', description: 'json (default): the rules as bodies; csv: the CSV import format, for rules it can express.', schema: { type: 'string', enum: ['json', 'csv'], default: 'json' } }],
       auth: 'api',
       handler: async ({ db, params, query }) => ({ data: await exportRedirects(db, params.domainId, exportFormat(query)) }),
     },
     {
       method: 'post',
       path: `${domain}/redirects/test`,
+      response: 'post-domains-redirects-test-answer',
       auth: 'api',
       body: 'rule-test',
       handler: async ({ db, params, body }) => ({ data: await testRedirects(db, params.domainId, body) }),
@@ -100,6 +108,7 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: `${domain}/page-rules/test`,
+      response: 'post-domains-page-rules-test-answer',
       auth: 'api',
       body: 'rule-test',
       handler: async ({ db, params, body }) => ({ data: await testPageRules(db, params.domainId, body) }),
@@ -107,12 +116,14 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: `${domain}/rate-limit`,
+      response: 'domains-rate-limit-answer',
       auth: 'api',
       handler: async ({ db, params }) => ({ data: await getLegacyRateLimit(db, params.domainId) }),
     },
     {
       method: 'put',
       path: `${domain}/rate-limit`,
+      response: 'rate-limit-rule-answer',
       auth: 'api',
       body: 'legacy-rate-limit',
       audit: { action: 'rate_limit.put_legacy', target: 'rate_limit' },
@@ -122,6 +133,7 @@ function extraRoutes(deps: AppDeps): Route[] {
     {
       method: 'delete',
       path: `${domain}/rate-limit`,
+      response: 'ok-answer',
       auth: 'api',
       audit: { action: 'rate_limit.disable_legacy', target: 'rate_limit' },
       publishes: true,

@@ -7,10 +7,11 @@ import { allSettings, assertNoProblems, documentProblems, groupValues, updateGro
 /** Settings groups, validation, the PowerDNS connection test and the platform anycast addresses. */
 export function settingsRoutes(deps: AppDeps): Route[] {
   return [
-    { method: 'get', path: '/api/v1/settings', auth: 'api', handler: async ({ db }) => ({ data: await allSettings(db) }) },
+    { method: 'get', path: '/api/v1/settings', response: 'settings-answer', auth: 'api', handler: async ({ db }) => ({ data: await allSettings(db) }) },
     {
       method: 'post',
       path: '/api/v1/settings/validate',
+      response: 'post-settings-validate-answer',
       auth: 'api',
       body: 'settings-validate',
       handler: async ({ body }) => {
@@ -18,11 +19,12 @@ export function settingsRoutes(deps: AppDeps): Route[] {
         return { data: { valid: true } };
       },
     },
-    { method: 'post', path: '/api/v1/settings/test/powerdns', auth: 'api', handler: async () => ({ data: await testPowerDns(deps.config) }) },
-    { method: 'get', path: '/api/v1/settings/:group', auth: 'api', handler: async ({ db, params }) => ({ data: await groupValues(db, params.group) }) },
+    { method: 'post', path: '/api/v1/settings/test/powerdns', response: 'post-settings-test-powerdns-answer', auth: 'api', handler: async () => ({ data: await testPowerDns(deps.config) }) },
+    { method: 'get', path: '/api/v1/settings/:group', response: 'settings-one-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await groupValues(db, params.group) }) },
     {
       method: 'patch',
       path: '/api/v1/settings/:group',
+      response: 'settings-one-answer',
       auth: 'api',
       body: 'settings-group-patch',
       audit: { action: 'settings.update', target: 'settings_group', targetId: ({ params }) => params.group },
@@ -32,6 +34,7 @@ export function settingsRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/admin/edge-network/anycast',
+      response: 'anycast-addresses-answer',
       auth: 'api',
       handler: async ({ db }) => {
         const { ipv4, ipv6 } = await anycastAddresses(db);
@@ -41,6 +44,7 @@ export function settingsRoutes(deps: AppDeps): Route[] {
     {
       method: 'put',
       path: '/api/v1/admin/edge-network/anycast',
+      response: 'anycast-addresses-answer',
       auth: 'api',
       body: 'anycast-put',
       audit: { action: 'anycast.update', target: 'settings_group', targetId: () => 'anycast' },

@@ -11,7 +11,7 @@ import { diffSnapshots, getSnapshot, rollbackSnapshot } from '../../publish/snap
 import { HttpError } from '../../http/errors.js';
 import type { SnapshotDefaults } from '../../publish/snapshot-builder.js';
 import { cacheDefaults } from '../cache/routes.js';
-import { awaitNewerVersion, waitSeconds } from './config-wait.js';
+import { awaitNewerVersion, MAX_WAIT_SECONDS, waitSeconds } from './config-wait.js';
 import { sslDefaults } from '../ssl/routes.js';
 
 function ifVersion(query: Record<string, unknown>): number | undefined {
@@ -58,6 +58,12 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/edge/config',
+      response: 'edge-config-answer',
+      query: [
+        { name: 'if_version', description: 'The version the edge holds: answered `not_modified` when it is still the one to serve.', schema: { type: 'integer', minimum: 0 } },
+        { name: 'since', description: 'The version the edge holds: answered with the changes since then when they are smaller than the snapshot (docs/edge-protocol.md, "Config delta").', schema: { type: 'integer', minimum: 0 } },
+        { name: 'wait', description: `Seconds (0 to ${MAX_WAIT_SECONDS}) to hold an answer that would be "not modified" until a newer version is active.`, schema: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS } },
+      ],
       auth: 'edge',
       direct: true,
       // Every answer says Vary: Accept-Encoding, so a cache between core and edges never hands a gzip body to an edge that did not ask for one.
@@ -80,6 +86,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/config/snapshots',
+      response: 'config-snapshots-answer',
       auth: 'api',
       paged: true,
       handler: async ({ db, query }) => {
@@ -94,7 +101,9 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/config/snapshots/diff',
+      response: 'post-config-snapshots-diff-answer',
       auth: 'api',
+      refusals: [404],
       body: 'snapshot-diff',
       handler: async ({ db, body }) => {
         assertHistory(deps);
@@ -104,6 +113,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/config/snapshots/:version',
+      response: 'config-snapshots-one-answer',
       auth: 'api',
       handler: async ({ db, params }) => {
         assertHistory(deps);
@@ -113,6 +123,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/config/snapshots/:version/rollback',
+      response: 'post-config-snapshots-rollback-answer',
       auth: 'api',
       audit: { action: 'snapshot.rollback', target: 'config_snapshot', targetId: ({ params }) => params.version },
       ownTransaction: true,
@@ -125,6 +136,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/config/snapshots/rebuild',
+      response: 'post-config-snapshots-rebuild-answer',
       auth: 'api',
       audit: { action: 'snapshot.rebuild', target: 'config_snapshot', targetId: () => 'active' },
       ownTransaction: true,

@@ -25,6 +25,7 @@ export function edgeTlsRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/ssl/check',
+      response: 'post-domains-ssl-check-answer',
       auth: 'api',
       body: 'ssl-check',
       handler: async ({ db, params, body }) => ({ data: await checkServedCertificate(db, params.domainId, body, limits) }),
@@ -32,6 +33,9 @@ export function edgeTlsRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/edge/certificate-keys',
+      response: 'edge-certificate-keys-answer',
+      query: [{ name: 'version', description: 'The snapshot version the edge holds: the active one or the one it last reported serving (else 409; 404 when that version is not stored).', schema: { type: 'integer', minimum: 0 }, required: true }],
+      refusals: [404, 409],
       auth: 'edge',
       handler: async ({ db, query, headers, actor, log }) => {
         if (actor.type !== 'edge') throw new Error('edge route without an edge actor');

@@ -28,10 +28,11 @@ export function sslRoutes(deps: AppDeps): Route[] {
   const defaults = sslDefaults(deps);
   const box = secretBoxOf(deps.config);
   return [
-    { method: 'get', path: '/api/v1/domains/:domainId/ssl', auth: 'api', handler: async ({ db, params }) => ({ data: await getSsl(db, params.domainId, defaults) }) },
+    { method: 'get', path: '/api/v1/domains/:domainId/ssl', response: 'domains-ssl-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await getSsl(db, params.domainId, defaults) }) },
     {
       method: 'patch',
       path: '/api/v1/domains/:domainId/ssl/settings',
+      response: 'patch-domains-ssl-settings-answer',
       auth: 'api',
       body: 'ssl-settings-patch',
       audit: { action: 'ssl_settings.update', target: 'domain', targetId: ({ params }) => params.domainId },
@@ -41,6 +42,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
     {
       method: 'get',
       path: '/api/v1/domains/:domainId/ssl/certificates',
+      response: 'ssl-certificate-list-answer',
       auth: 'api',
       paged: true,
       handler: async ({ db, params, query }) => ({ data: await listCertificates(db, params.domainId, parsePaging(query)) }),
@@ -48,6 +50,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
     ...REQUEST_PATHS.map(({ path, status }): Route => ({
       method: 'post',
       path,
+      response: 'ssl-job-answer',
       auth: 'api',
       body: 'ssl-certificate-request',
       optionalBody: true,
@@ -58,6 +61,7 @@ export function sslRoutes(deps: AppDeps): Route[] {
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/ssl/renew',
+      response: 'ssl-job-answer',
       auth: 'api',
       status: 202,
       audit: { action: 'ssl_job.renew', target: 'ssl_job' },
@@ -67,6 +71,8 @@ export function sslRoutes(deps: AppDeps): Route[] {
       // What an edge answers an HTTP-01 validation with (docs/ssl.md, "HTTP-01").
       method: 'get',
       path: '/api/v1/edge/acme-challenge/:token',
+      response: 'edge-acme-challenge-answer',
+      query: [{ name: 'host', description: 'The hostname the CA validates (the request\'s Host at the edge).', schema: { type: 'string' }, required: true }],
       auth: 'edge',
       handler: async ({ db, params, query }) => {
         const value = await httpChallengeAnswer(db, params.token, typeof query.host === 'string' ? query.host : '');
@@ -74,11 +80,13 @@ export function sslRoutes(deps: AppDeps): Route[] {
         return { data: { key_authorization: value } };
       },
     },
-    { method: 'get', path: '/api/v1/domains/:domainId/ssl/acme-status', auth: 'api', handler: async ({ db, params }) => ({ data: await acmeStatus(db, deps.config, params.domainId) }) },
+    { method: 'get', path: '/api/v1/domains/:domainId/ssl/acme-status', response: 'domains-ssl-acme-status-answer', auth: 'api', handler: async ({ db, params }) => ({ data: await acmeStatus(db, deps.config, params.domainId) }) },
     {
       method: 'post',
       path: '/api/v1/domains/:domainId/ssl/manual-certificate',
+      response: 'ssl-certificate-answer',
       auth: 'api',
+      refusals: [409],
       body: 'ssl-manual-certificate',
       audit: { action: 'ssl_certificate.upload', target: 'ssl_certificate' },
       publishes: true,
