@@ -30,7 +30,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { startCoreProcess, type CoreProcess } from './core-process.js';
-import { cpuSeconds } from './edge-setup.js';
+import { cpuSeconds, rssMb } from './edge-setup.js';
 import { cpuPercent, holdIdleFleet } from './idle-fleet.js';
 import { insertOnboardDomains, onboardDomain } from '../test/support/onboard-domains.js';
 import { CoreProxy } from '../test/edge/agent/core-proxy.js';
@@ -202,6 +202,15 @@ async function edgesCpuSeconds(edges: EdgeProcess[]): Promise<number> {
   return cpuSeconds(pids);
 }
 
+/** Resident memory of the edges' primaries and workers, and of the core, after the changes. */
+async function memoryLine(core: Core, edges: EdgeProcess[]): Promise<string> {
+  const primaries = await Promise.all(edges.map((edge) => rssMb(edge.child.pid!)));
+  const workers = await Promise.all((await Promise.all(edges.map((edge) => edge.workerPids()))).flat().map(rssMb));
+  const total = [...primaries, ...workers].reduce((sum, mb) => sum + mb, 0);
+  const mb = (value: number) => `${value.toFixed(0)} MB`;
+  return `  resident memory after the changes: edge primaries ${summary(primaries, mb)}; workers ${summary(workers, mb)}; all ${edges.length} edges ${(total / 1024).toFixed(2)} GiB; the core ${mb(await rssMb(core.child.pid!))}`;
+}
+
 async function apiWrites(core: Core, edges: EdgeProcess[], proxy: CoreProxy, domainIds: string[]): Promise<void> {
   const rounds: Arrivals[] = [];
   const bytes: number[] = [];
@@ -286,6 +295,7 @@ async function run(domains: number): Promise<void> {
     console.log(`  machine load (1-minute average) before the changes: ${load()}`);
     await apiWrites(core, edges, proxy, domainIds);
     await gitPushes(core, edges, repository);
+    console.log(await memoryLine(core, edges));
     console.log(`  rollout API, once the edges' heartbeats (every 5 s) report it: ${await convergedRollout(core)}`);
     await idleFleet(core);
     console.log(`  machine load (1-minute average) at the end: ${load()}`);

@@ -91,6 +91,23 @@ describe('config snapshots: publishing and the edge config pull', function () {
     expect(served!.json().equals((await new ActiveSnapshotCache().get(core.db, version))!.json())).to.equal(true);
   });
 
+  it('deletes the pieces only pruned versions named once nothing is left to publish, and every version kept reads back whole', async () => {
+    const domain = (await core.get('/api/v1/domains')).data[0];
+    const pool = core.core.connection.pool;
+    const orphans = async () => Number((await pool.query(`
+      SELECT count(*) AS n FROM config_snapshot_pieces p WHERE NOT EXISTS (
+        SELECT 1 FROM config_snapshots s, generate_series(1, octet_length(s.piece_digests), 32) AS at WHERE substring(s.piece_digests FROM at FOR 32) = p.digest)`)).rows[0].n);
+    for (let change = 0; change < 4; change++) {
+      const before = await activeVersion();
+      await core.post(`/api/v1/domains/${domain.id}/dns/records`, { type: 'A', name: `pieces${change}`, content: '192.0.2.1', proxied: true }, 201);
+      await eventually('the change published', async () => ((await activeVersion()) !== before ? true : undefined));
+    }
+    await eventually('the unused pieces deleted', async () => ((await orphans()) === 0 ? true : undefined), 10_000);
+    const kept = await versions();
+    expect(kept.length).to.be.at.most(3);
+    for (const version of kept) expect((await readStoredLayout(core.db, version))?.layout.pieces.length, `version ${version}`).to.be.above(0);
+  });
+
   it('lets only one of two concurrent publishers store a version', async () => {
     await core.post('/api/v1/domains', { domain: 'race.example' }, 201);
     const config = loadConfig({ DATABASE_URL: core.databaseUrl });
