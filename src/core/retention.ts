@@ -6,6 +6,7 @@ import type { Db } from '../db/client.js';
 import { LOCK_KEYS, withAdvisoryLockIfFree } from '../db/advisory-lock.js';
 import { recordRetentionRun, recordRetentionStart, retentionDue } from './retention-state.js';
 import { pruneTarget, RETENTION_TARGETS } from './retention-targets.js';
+import type { CoreMetrics } from '../metrics/core-metrics.js';
 
 export type RetentionOutcome = { outcome: 'ran'; deleted: Record<string, number>; durationMs: number; error: string | null } | { outcome: 'not_due' | 'locked' };
 
@@ -45,7 +46,8 @@ export async function runRetention(db: Db, pool: pg.Pool, config: Config, now = 
   return locked?.value ?? { outcome: 'locked' };
 }
 
-export type RetentionSchedule = { tickMs?: number; now?: () => Date };
+/** `metrics` hears of every run this core makes (docs/metrics.md). */
+export type RetentionSchedule = { tickMs?: number; now?: () => Date; metrics?: Pick<CoreMetrics, 'retentionRun'> };
 
 /**
  * Starts the retention scheduler when CDN_RETENTION_PRUNE_ENABLED (otherwise does
@@ -59,7 +61,11 @@ export function startRetention(db: Db, pool: pg.Pool, config: Config, logger: Lo
   const clock = schedule.now ?? (() => new Date());
   let running: Promise<void> | undefined;
   const tick = async () => {
-    const result = await runRetention(db, pool, config, clock());
+    const result = await runRetention(db, pool, config, clock()).catch((error: unknown) => {
+      schedule.metrics?.retentionRun('error');
+      throw error;
+    });
+    schedule.metrics?.retentionRun(result);
     if (result.outcome !== 'ran') return;
     if (result.error) logger.warn({ deleted: result.deleted, durationMs: result.durationMs, err: result.error }, 'retention run failed for some tables');
     else logger.info({ deleted: result.deleted, durationMs: result.durationMs }, 'retention run done');

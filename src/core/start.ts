@@ -28,6 +28,8 @@ import { ApiClient } from '../gitops/api-client.js';
 import { GitopsController } from '../gitops/controller.js';
 import { configuredCredentials } from '../gitops/git-access.js';
 import { sourceFor } from '../gitops/source.js';
+import { CoreMetrics } from '../metrics/core-metrics.js';
+import { registerStateGauges } from '../metrics/state-gauges.js';
 
 export type RunningCore = { url: string; port: number; connection: Connection; stop: () => Promise<void> };
 
@@ -57,7 +59,7 @@ async function closeGracefully(server: Server): Promise<void> {
 }
 
 // With CDN_GITOPS_REPO the core reconciles that repository itself, through its own REST API.
-function startGitops(config: Config, url: string, logger: Logger): GitopsController | undefined {
+function startGitops(config: Config, url: string, logger: Logger, metrics: CoreMetrics): GitopsController | undefined {
   if (!config.gitopsRepo) return undefined;
   const source = sourceFor(config.gitopsRepo, config.gitopsBranch, config.gitopsPath, config.dataDir, configuredCredentials(config));
   const controller = new GitopsController({
@@ -65,6 +67,7 @@ function startGitops(config: Config, url: string, logger: Logger): GitopsControl
     client: new ApiClient(url, config.apiToken),
     intervalMs: config.gitopsIntervalSeconds * 1000,
     logger: logger.child({ component: 'gitops' }),
+    metrics,
   });
   controller.start();
   logger.info({ repo: source.label, branch: config.gitopsBranch }, 'gitops controller started in the core');
@@ -72,17 +75,20 @@ function startGitops(config: Config, url: string, logger: Logger): GitopsControl
 }
 
 // With CDN_POWERDNS_API_URL the core publishes every domain's zone to PowerDNS (docs/dns-publishing.md).
-function startDns(config: Config, connection: Connection, logger: Logger): DnsSyncLoop | undefined {
+function startDns(config: Config, connection: Connection, logger: Logger, metrics: CoreMetrics): DnsSyncLoop | undefined {
   const client = powerDnsClient(config);
   if (!client) return undefined;
   const sync = new DnsSync({ db: connection.prisma, pool: connection.pool, config, client, logger });
   logger.info({ url: config.powerdnsApiUrl, server: config.powerdnsServerId }, 'dns publishing to PowerDNS started');
-  return startDnsSync(connection.prisma, sync, logger, { ...BURST_TIMING, fullEveryMs: config.syncIntervalSeconds * 1000 });
+  return startDnsSync(connection.prisma, sync, logger, { ...BURST_TIMING, fullEveryMs: config.syncIntervalSeconds * 1000 }, metrics);
 }
 
 /** Connects (and migrates when CDN_AUTO_MIGRATE), bootstraps, and serves the API on CDN_BIND:CDN_CORE_PORT. */
 export async function startCore(config: Config, logger: Logger): Promise<RunningCore> {
-  const connection = await connect(config, logger, { migrate: config.autoMigrate });
+  const metrics = new CoreMetrics();
+  const connection = await connect(config, logger, { migrate: config.autoMigrate, onQueryError: (error) => metrics.queryFailed(error) });
+  metrics.watchPool(connection.pool);
+  registerStateGauges(metrics.registry, { pool: connection.pool, db: connection.prisma, config });
   const activeVersion = new ActiveVersion(connection.pool, connection.url, logger.child({ component: 'config-version' }));
   try {
     await bootstrap(config, connection, logger);
@@ -90,21 +96,21 @@ export async function startCore(config: Config, logger: Logger): Promise<Running
     const dns: { loop?: DnsSyncLoop } = {};
     await activeVersion.start();
     const servedSnapshots = new ActiveSnapshotCache();
-    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, activeVersion, servedSnapshots, gitops, dns };
+    const deps = { config, prisma: connection.prisma, pool: connection.pool, ajv: loadApiSchemas(), logger, activeVersion, servedSnapshots, gitops, dns, metrics };
     const routes = coreRoutes(deps);
     const httpServer = createServer(withDirectLane(createApp(deps, routes), deps, routes));
     httpServer.keepAliveTimeout = 65000;
     const port = await listen(httpServer, config.corePort, config.bind);
     const url = `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${port}`;
     logger.info({ url, embeddedDatabase: connection.embedded }, 'core listening');
-    gitops.controller = startGitops(config, url, logger);
-    const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' }), { onConfigChange: (listener) => activeVersion.onConfigChange(listener), onStored: (stored) => servedSnapshots.prime(stored) }) : async () => {};
+    gitops.controller = startGitops(config, url, logger, metrics);
+    const stopPublisher = config.publishEnabled ? startPublisher(connection.prisma, connection.pool, config, snapshotDefaults(deps), logger.child({ component: 'publisher' }), { onConfigChange: (listener) => activeVersion.onConfigChange(listener), onStored: (stored) => servedSnapshots.prime(stored), metrics }) : async () => {};
     // The canary rollout's decisions (docs/rollout.md) run where the publisher does: they decide which published version edges get.
     const stopCanaryLoop = config.publishEnabled ? startCanaryLoop(connection.prisma, connection.pool, config.edgeHeartbeatFreshSeconds, logger.child({ component: 'canary-rollout' })) : async () => {};
-    dns.loop = startDns(config, connection, logger.child({ component: 'dns-sync' }));
+    dns.loop = startDns(config, connection, logger.child({ component: 'dns-sync' }), metrics);
     const stopHousekeeping = startHousekeeping(connection, config, logger.child({ component: 'housekeeping' }));
     const stopNameserverChecks = startNameserverChecks({ db: connection.prisma, pool: connection.pool, config, logger: logger.child({ component: 'nameserver-checks' }), lookup: delegationLookup(config) });
-    const stopRetention = startRetention(connection.prisma, connection.pool, config, logger.child({ component: 'retention' }));
+    const stopRetention = startRetention(connection.prisma, connection.pool, config, logger.child({ component: 'retention' }), { metrics });
     const stopSslScheduler = startSslScheduler({ db: connection.prisma, pool: connection.pool, config, box: secretBoxOf(config), logger: logger.child({ component: 'ssl-scheduler' }), coreId: `${hostname()}:${process.pid}:${port}` });
     let stopping: Promise<void> | undefined;
     const stop = () =>

@@ -14,11 +14,12 @@ async function warnAboutPendingMigrations(database: Database, logger: Logger): P
 /**
  * Connects to DATABASE_URL, or starts the embedded PostgreSQL under CDN_DATA_DIR
  * when it is unset. `shutdown` closes the pool and stops an embedded cluster.
+ * `onQueryError` hears of every query that fails.
  */
-export async function connect(config: Config, logger: Logger, options: { poolSize?: number; migrate?: boolean } = {}): Promise<Connection> {
+export async function connect(config: Config, logger: Logger, options: { poolSize?: number; migrate?: boolean; onQueryError?: (error: unknown) => void } = {}): Promise<Connection> {
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir, logger);
   const url = config.databaseUrl ?? embedded!.url;
-  const database = openDatabase(url, logger, options.poolSize);
+  const database = openDatabase(url, logger, options.poolSize, options.onQueryError);
   const shutdown = async () => {
     await database.close();
     await embedded?.stop();

@@ -12,6 +12,7 @@ import { safetyProblem } from './plan.js';
 import { planMarkdown, summaryLine } from './print.js';
 import { formatProblem, sortProblems } from './problems.js';
 import type { DesiredSource } from './source.js';
+import type { CoreMetrics } from '../metrics/core-metrics.js';
 
 /** What started a run: `request` is "reconcile now" (POST /api/v1/gitops/reconcile), `manual` a run asked for by code (an acceptance, `--once`). */
 export type Trigger = 'start' | 'interval' | 'webhook' | 'watch' | 'manual' | 'request';
@@ -55,6 +56,8 @@ export type ControllerOptions = {
   watchDebounceMs?: number;
   /** The interval holds the process open until stop() (the standalone `cdn reconcile`, which has no server to do it). */
   holdProcess?: boolean;
+  /** Hears of every run: its status, duration and drift (the core's metrics, docs/metrics.md). */
+  metrics?: Pick<CoreMetrics, 'gitopsRun'>;
 };
 
 const seconds = () => Math.floor(Date.now() / 1000);
@@ -188,6 +191,7 @@ export class GitopsController {
   private async reconcile(trigger: Trigger): Promise<RunReport> {
     const { source, client, logger } = this.options;
     const report: RunReport = { repo: source.label, branch: source.branch, commit_sha: null, trigger, status: 'failed', started_at: seconds(), finished_at: 0, counts: {}, domains: [], problems: [], drift: [], reverted: [], not_in_git: [], managed: [], plan_markdown: null, orphaned: [...this.orphaned], accepted: null, error: null, config_change: null };
+    const started = performance.now();
     try {
       const snapshot = await source.fetch();
       report.commit_sha = snapshot.sha;
@@ -248,6 +252,7 @@ export class GitopsController {
       return report;
     } finally {
       report.finished_at = seconds();
+      this.options.metrics?.gitopsRun(report.status, (performance.now() - started) / 1000, report.drift.length);
       await this.record(report);
     }
   }

@@ -26,6 +26,8 @@ import { assertValid, validatorFor } from './validation.js';
 import { trustedProxies } from '../config/trusted-proxies.js';
 import { assertStorableBody, assertStorableParameters } from './storable-input.js';
 import { transaction } from '../db/sql.js';
+import type { CoreMetrics } from '../metrics/core-metrics.js';
+import { METRICS_PATH, metricsEndpoint, requestMetrics, routeLabel } from '../metrics/metrics-endpoint.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -36,8 +38,11 @@ declare module 'express-serve-static-core' {
 
 /** Something the webhook and "reconcile now" can wake up: the in-core GitOps controller of `repo`, when one runs. */
 export type Triggerable = { readonly repo: string; trigger: (reason: 'webhook' | 'manual' | 'request') => void };
-/** `servedSnapshots`: the config pull's cache of served versions, shared with the publisher so a version it stores is served without a read back. */
-export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; servedSnapshots?: ActiveSnapshotCache; gitops?: { controller?: Triggerable }; dns?: { loop?: DnsSyncLoop } };
+/**
+ * `servedSnapshots`: the config pull's cache of served versions, shared with the publisher so a version it stores is served without a read back.
+ * `metrics`: the core process's metrics (docs/metrics.md), served at /metrics; absent, nothing is counted or served.
+ */
+export type AppDeps = { config: Config; prisma: Db; pool: pg.Pool; ajv: Ajv2020; logger: Logger; activeVersion: ActiveVersion; servedSnapshots?: ActiveSnapshotCache; gitops?: { controller?: Triggerable }; dns?: { loop?: DnsSyncLoop }; metrics?: CoreMetrics };
 
 /** The raw body of a request that has none. */
 export const EMPTY_BODY = Buffer.alloc(0);
@@ -201,7 +206,13 @@ function mount(app: express.Express, route: Route, deps: AppDeps): void {
   });
 }
 
-/** Builds the express app: request ids, every route with its body reader (bounded by the body limit), the dashboard, then the 404 and error funnel. */
+// Request metrics for everything express answers, and /metrics itself, which is served beside the route table (text, its own guard).
+function mountMetrics(app: express.Express, metrics: CoreMetrics, config: Config): void {
+  app.use(requestMetrics(metrics));
+  app.get(METRICS_PATH, metricsEndpoint(metrics, config.metricsToken));
+}
+
+/** Builds the express app: request ids, /metrics, every route with its body reader (bounded by the body limit), the dashboard, then the 404 and error funnel. */
 export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -209,9 +220,10 @@ export function createApp(deps: AppDeps, routes: Route[]): express.Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', trustedProxies(deps.config.apiTrustedProxies));
   app.use(requestContext(deps.logger));
+  if (deps.metrics) mountMetrics(app, deps.metrics, deps.config);
   for (const route of routes) mount(app, route, deps);
-  app.use(dashboardRouter());
-  app.use(unknownRoute);
+  app.use(routeLabel('dashboard'), dashboardRouter());
+  app.use(routeLabel('unmatched'), unknownRoute);
   app.use(errorHandler);
   return app;
 }

@@ -37,6 +37,7 @@ async function serve(route: Route, req: IncomingMessage, res: ServerResponse, ur
     writeError(res, error, log);
   }
   logCompletion(log, 'GET', route.path, res.statusCode, started);
+  deps.metrics?.request('GET', route.path, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
 }
 
 /**

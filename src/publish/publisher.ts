@@ -10,6 +10,7 @@ import { servedBody, type ServedBody } from './served-body.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
 import { layoutChunks, layoutSize, type SnapshotLayout } from './snapshot-layout.js';
 import { deleteUnusedPieces, readStoredLayout, storeVersion } from './snapshot-store.js';
+import type { CoreMetrics } from '../metrics/core-metrics.js';
 
 /** A version being stored: what the core that stores it serves without reading it back. */
 export type StoredVersion = { version: number; checksum: string; createdAt: Date; layout: SnapshotLayout };
@@ -19,8 +20,8 @@ export type StoredVersion = { version: number; checksum: string; createdAt: Date
  * and the pruning of older versions after the commit.
  */
 export type PublishTimings = { wait_ms: number | null; build_ms: number; store_ms: number; prune_ms: number };
-/** `pruned`: older versions were deleted, so some pieces may be named by none (collectUnusedPieces). */
-export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string; timings?: PublishTimings; pruned?: boolean };
+/** `pruned`: older versions were deleted, so some pieces may be named by none (collectUnusedPieces). `bytes`: the size of a stored version. */
+export type PublishResult = { outcome: 'published' | 'up_to_date' | 'unchanged' | 'too_large' | 'backing_off'; version: number | null; detail?: string; timings?: PublishTimings; pruned?: boolean; bytes?: number };
 
 // The rollout's fleet and canary versions are kept whatever their age: edges are served them (docs/rollout.md).
 // True when versions were deleted: their pieces no version names are then deleted apart (collectUnusedPieces).
@@ -75,7 +76,8 @@ export async function activeChecksum(db: Db, version: number | null): Promise<st
 }
 
 /** `onStored`: hears of each version stored, before its commit (storeSnapshot). */
-type PublishOptions = { force?: boolean; source?: string; backoff?: PublishBackoff; onStored?: (stored: StoredVersion) => void };
+/** `metrics`: hears of every attempt's outcome, and of failures (docs/metrics.md). */
+type PublishOptions = { force?: boolean; source?: string; backoff?: PublishBackoff; onStored?: (stored: StoredVersion) => void; metrics?: Pick<CoreMetrics, 'snapshotPublish' | 'snapshotFailed'> };
 
 /**
  * Publishes a new snapshot when the config is dirty: one publisher at a time
@@ -88,6 +90,17 @@ type PublishOptions = { force?: boolean; source?: string; backoff?: PublishBacko
  * active and is recorded with its backoff, which every replica then waits out.
  */
 export async function publishOnce(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, options: PublishOptions = {}): Promise<PublishResult> {
+  try {
+    const result = await publishLocked(db, pool, config, defaults, options);
+    options.metrics?.snapshotPublish(result);
+    return result;
+  } catch (error) {
+    options.metrics?.snapshotFailed();
+    throw error;
+  }
+}
+
+async function publishLocked(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, options: PublishOptions): Promise<PublishResult> {
   const backoff = options.backoff ?? PUBLISH_BACKOFF;
   return withAdvisoryLock(pool, LOCK_KEYS.publish, async (client) => {
     const state = await db.publishState.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
@@ -132,7 +145,7 @@ async function buildAndStore(publishing: Publishing, state: SeenState): Promise<
   const storedAt = performance.now();
   const pruned = await pruneSnapshots(db, version, config.configSnapshotKeepLast, config.configSnapshotPruneBatchSize);
   const wait = state.dirty_since ? Math.max(0, Math.round(now.getTime() - state.dirty_since.getTime())) : null;
-  return { outcome: 'published', version, pruned, timings: { wait_ms: wait, build_ms: Math.round(builtAt - started), store_ms: Math.round(storedAt - builtAt), prune_ms: Math.round(performance.now() - storedAt) } };
+  return { outcome: 'published', version, pruned, bytes: built.size, timings: { wait_ms: wait, build_ms: Math.round(builtAt - started), store_ms: Math.round(storedAt - builtAt), prune_ms: Math.round(performance.now() - storedAt) } };
 }
 
 /**
@@ -212,6 +225,7 @@ type PublisherOptions = {
   onConfigChange?: (listener: () => void) => void;
   /** Hears of each version this publisher stores, before its commit (the core's ActiveSnapshotCache.prime). */
   onStored?: (stored: StoredVersion) => void;
+  metrics?: PublishOptions['metrics'];
 };
 
 /**
@@ -241,7 +255,7 @@ export function startPublisher(db: Db, pool: pg.Pool, config: Config, defaults: 
     // Waiting for a quiet moment, but not for ever while changes keep coming.
     if (collectAt !== undefined && Date.now() >= collectAt + (dirty ? COLLECT_PIECES_OVERDUE_MS : 0)) await collect();
     if (!dirty || (state && (!burstSettled(state, timing) || backingOff(state)))) return;
-    const result = await publishOnce(db, pool, config, defaults, { backoff, onStored: options.onStored });
+    const result = await publishOnce(db, pool, config, defaults, { backoff, onStored: options.onStored, metrics: options.metrics });
     if (result.pruned) collectAt = Date.now() + COLLECT_PIECES_AFTER_MS;
     if (result.outcome === 'published') logger.info({ version: result.version, ...result.timings }, 'config snapshot published');
     else if (result.outcome === 'too_large') logger.error({ detail: result.detail }, 'config snapshot not published');

@@ -27,7 +27,9 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       handler: async ({ db, body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
         const bounds = { validate: validateObservation, maxSkewSeconds: deps.config.edgeSignatureMaxSkewSeconds, retentionDays: deps.config.analyticsRetentionDays };
-        return { data: await transaction(db, (tx) => ingestOriginHealth(tx, body.observations, edgeId, bounds), INGEST_TRANSACTION) };
+        const result = await transaction(db, (tx) => ingestOriginHealth(tx, body.observations, edgeId, bounds), INGEST_TRANSACTION);
+        deps.metrics?.ingested('origin_health', { accepted: result.accepted, rejected: result.rejected.length });
+        return { data: result };
       },
     },
     {
@@ -40,7 +42,9 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       handler: async ({ db, body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
         const options = { validate: validateSecurity, clientIp: await clientIp(), maxSkewSeconds: deps.config.edgeSignatureMaxSkewSeconds };
-        return { data: await transaction(db, (tx) => ingestSecurityEvents(tx, body, edgeId, options), INGEST_TRANSACTION) };
+        const result = await transaction(db, (tx) => ingestSecurityEvents(tx, body, edgeId, options), INGEST_TRANSACTION);
+        deps.metrics?.ingested('security', { accepted: result.accepted, rejected: result.rejected.length, duplicate: result.duplicate });
+        return { data: result };
       },
     },
     {
@@ -54,7 +58,9 @@ export function collectorRoutes(deps: AppDeps): Route[] {
       handler: async ({ body, actor }) => {
         const edgeId = actor.type === 'edge' ? actor.edgeId : 'unknown';
         const options = { validate, clientIp: await clientIp(), maxSkewSeconds: deps.config.edgeSignatureMaxSkewSeconds, retentionDays: deps.config.analyticsRetentionDays };
-        return { data: await inTransaction(deps.pool, (client) => ingestUsage(client, body, edgeId, options)) };
+        const result = await inTransaction(deps.pool, (client) => ingestUsage(client, body, edgeId, options));
+        deps.metrics?.ingested('usage', { accepted: result.accepted, rejected: result.rejected.length, duplicate: result.duplicate });
+        return { data: result };
       },
     },
   ];

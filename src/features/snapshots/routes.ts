@@ -143,7 +143,7 @@ export function snapshotRoutes(deps: AppDeps): Route[] {
       // The publisher takes its own lock and transaction, so it runs outside the request's audit transaction.
       // The answer is the outcome and version, and why on a failure (docs/snapshots.md); not the publish's timings.
       handler: async () => {
-        const { outcome, version, detail } = await publishOnce(deps.prisma, deps.pool, deps.config, defaults, { force: true, source: 'rebuild' });
+        const { outcome, version, detail } = await publishOnce(deps.prisma, deps.pool, deps.config, defaults, { force: true, source: 'rebuild', metrics: deps.metrics });
         return { data: { outcome, version, ...(detail === undefined ? {} : { detail }) } };
       },
     },

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { burstSettled, type BurstTiming } from '../dirty.js';
 import type { DnsSync, SyncRun } from './dns-sync.js';
+import type { CoreMetrics } from '../../metrics/core-metrics.js';
 
 export type DnsSyncStatus = {
   enabled: true;
@@ -26,8 +27,8 @@ export type DnsSyncTiming = BurstTiming & { fullEveryMs: number };
 
 const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
 
-/** Starts the loop; `stop` waits for a run under way. */
-export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsSyncTiming): DnsSyncLoop {
+/** Starts the loop; `stop` waits for a run under way. `metrics` hears of every run (docs/metrics.md). */
+export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsSyncTiming, metrics?: Pick<CoreMetrics, 'dnsRun' | 'dnsRunFailed'>): DnsSyncLoop {
   let seenSeq: bigint | undefined;
   let lastRunAt: Date | null = null;
   let lastFullRunAt: Date | null = null;
@@ -41,6 +42,7 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
 
   const record = (run: SyncRun | undefined, at: Date) => {
     if (!run) return;
+    metrics?.dnsRun(run);
     lastRunAt = at;
     if (run.full) {
       lastFullRunAt = at;
@@ -74,7 +76,11 @@ export function startDnsSync(db: Db, sync: DnsSync, logger: Logger, timing: DnsS
       return waiting !== undefined;
     };
     const at = new Date();
-    record(await sync.run({ full, interrupt }), at);
+    const run = await sync.run({ full, interrupt }).catch((error: unknown) => {
+      metrics?.dnsRunFailed(full);
+      throw error;
+    });
+    record(run, at);
     // Changes made during the run move change_seq again: the next tick runs once more for them.
     if (before !== undefined && !full) seenSeq = before;
   };
