@@ -3,7 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { registerPool, SqlPool } from './sql.js';
-import { reportQueryErrors } from './query-errors.js';
+import { queryErrorReportingClient } from './query-errors.js';
 
 export type Db = PrismaClient;
 export type Database = { prisma: PrismaClient; pool: pg.Pool; close: () => Promise<void> };
@@ -15,8 +15,7 @@ export type Database = { prisma: PrismaClient; pool: pg.Pool; close: () => Promi
  * hears of every failed query (the core's metrics).
  */
 export function openDatabase(url: string, logger: Logger, max = 10, onQueryError?: (error: unknown) => void): Database {
-  const pool = new SqlPool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 });
-  if (onQueryError) reportQueryErrors(pool, onQueryError);
+  const pool = new SqlPool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000, ...(onQueryError ? { Client: queryErrorReportingClient(onQueryError) } : {}) });
   pool.on('error', (error) => logger.warn({ err: error.message }, 'idle database connection lost'));
   // A connection can also be cut while checked out between queries (a server restart or shutdown);
   // without a listener that error would end the process.

@@ -1,10 +1,10 @@
-import type pg from 'pg';
+import pg from 'pg';
 
-type Query = (...args: unknown[]) => unknown;
+type Query = (this: pg.Client, ...args: unknown[]) => unknown;
 
 // Reports a failed query, whichever form it was sent in (a promise, or a callback as last argument).
 function reportingQuery(query: Query, onError: (error: unknown) => void): Query {
-  return (...args) => {
+  return function (this: pg.Client, ...args) {
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
       const callback = args[last] as (error: unknown, ...rest: unknown[]) => void;
@@ -12,22 +12,22 @@ function reportingQuery(query: Query, onError: (error: unknown) => void): Query 
         if (error) onError(error);
         callback(error, ...rest);
       };
-      return query(...args);
+      return query.apply(this, args);
     }
-    const result = query(...args);
+    const result = query.apply(this, args);
     if (result instanceof Promise) result.catch(onError);
     return result;
   };
 }
 
 /**
- * Calls `onError` for every query of `pool`'s connections that fails (Prisma's through the pg
- * adapter and raw SQL alike): each connection's `query` reports its failures once it is opened.
- * The caller's own handling of the error is unchanged.
+ * A pg Client class whose queries call `onError` when they fail (Prisma's through the pg adapter
+ * and raw SQL alike), for a pool's `Client` option. The caller's own handling of the error is
+ * unchanged. A class, not a wrapper set on each connection: the transaction code (sql.ts) sets
+ * and deletes its own per-checkout `query` on connections, which would drop such a wrapper.
  */
-export function reportQueryErrors(pool: pg.Pool, onError: (error: unknown) => void): void {
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as Query;
-    (client as unknown as { query: Query }).query = reportingQuery(query, onError);
-  });
+export function queryErrorReportingClient(onError: (error: unknown) => void): typeof pg.Client {
+  const ReportingClient = class extends pg.Client {};
+  ReportingClient.prototype.query = reportingQuery(pg.Client.prototype.query as Query, onError) as typeof pg.Client.prototype.query;
+  return ReportingClient;
 }
