@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { PublishResult } from '../publish/publisher.js';
 import type { SyncRun } from '../publish/dns/dns-sync.js';
 import type { RetentionOutcome } from '../core/retention.js';
+import { RETENTION_TARGETS } from '../core/retention-targets.js';
 
 /** The ingest streams of the collector (POST /api/v1/collector/*). */
 export type IngestStream = 'usage' | 'security' | 'origin_health';
@@ -99,7 +100,7 @@ function retentionMetrics(registry: Registry) {
   return {
     runs: zeroed(new Counter({ name: 'cdn_retention_runs_total', help: 'Retention runs of this process, by result (ok, failed: some table could not be pruned).', labelNames: ['result'], registers: [registry] }), each('result', ['ok', 'failed'])),
     duration: new Histogram({ name: 'cdn_retention_run_duration_seconds', help: 'Duration of retention runs.', buckets: SECONDS_BUCKETS_LONG, registers: [registry] }),
-    deleted: new Counter({ name: 'cdn_retention_deleted_rows_total', help: 'Rows retention deleted, by target.', labelNames: ['target'], registers: [registry] }),
+    deleted: zeroed(new Counter({ name: 'cdn_retention_deleted_rows_total', help: 'Rows retention deleted, by target.', labelNames: ['target'], registers: [registry] }), each('target', RETENTION_TARGETS.map((target) => target.name))),
   };
 }
 

@@ -13,7 +13,7 @@ const STATE_CACHE_MS = 5000;
 const VERSIONS_SHOWN = 10;
 const DAY_MS = 86_400_000;
 
-type EdgeCounts = { registered: number; in_pool: number; stale: number; reload_failing: number };
+type EdgeCounts = { registered: number; in_pool: number; stale: number; reload_failing: number; behind: number };
 type InstallationState = {
   edges: EdgeCounts;
   versions: { version: string; edges: number }[];
@@ -27,7 +27,8 @@ const EDGE_COUNTS = `
   SELECT count(*)::int AS registered,
          count(*) FILTER (WHERE enabled AND health_status = 'healthy' AND last_heartbeat_at >= $1)::int AS in_pool,
          count(*) FILTER (WHERE last_heartbeat_at IS NULL OR last_heartbeat_at < $1)::int AS stale,
-         count(*) FILTER (WHERE last_heartbeat_at >= $1 AND config_error IS NOT NULL)::int AS reload_failing
+         count(*) FILTER (WHERE last_heartbeat_at >= $1 AND config_error IS NOT NULL)::int AS reload_failing,
+         count(*) FILTER (WHERE last_heartbeat_at >= $1 AND (config_version IS NULL OR config_version < (SELECT active_version FROM publish_state WHERE id = 1)))::int AS behind
   FROM edge_nodes`;
 
 const VERSIONS_SERVED = `
@@ -83,7 +84,7 @@ export function registerStateGauges(registry: Registry, source: StateSource): vo
       return undefined;
     }),
   );
-  new Gauge({ name: 'cdn_edges', help: 'Registered edges by state: registered (all), in_pool (enabled, healthy, fresh), stale (no heartbeat within CDN_EDGE_HEARTBEAT_FRESH_SECONDS), reload_failing (fresh, refusing a newer snapshot).', labelNames: ['state'], registers, async collect() {
+  new Gauge({ name: 'cdn_edges', help: 'Registered edges by state: registered (all), in_pool (enabled, healthy, fresh), stale (no heartbeat within CDN_EDGE_HEARTBEAT_FRESH_SECONDS), reload_failing (fresh, refusing a newer snapshot), behind (fresh, serving an older version than the active one).', labelNames: ['state'], registers, async collect() {
     this.reset();
     const edges = (await state())?.edges;
     if (edges) for (const [name, count] of Object.entries(edges)) this.set({ state: name }, count);
