@@ -104,6 +104,18 @@ function retentionMetrics(registry: Registry) {
   };
 }
 
+// Node's own metrics (CPU, memory, event loop lag, GC) describe the process, not a core: one registry
+// of them per process, made on first use, so a test process that starts many cores starts one set of
+// monitors, not one per core.
+let processMetrics: Registry | undefined;
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
 /**
  * The metrics of one core process and the recorders that update them. Subsystems take it as an
  * optional dependency (absent: nothing is recorded), so they never import prom-client themselves.
@@ -118,8 +130,12 @@ export class CoreMetrics {
   private readonly ingest = ingestMetrics(this.registry);
   private readonly retention = retentionMetrics(this.registry);
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
+  /** The Content-Type of `exposition()`. */
+  readonly contentType = this.registry.contentType;
+
+  /** Every metric of this core and of the process, in Prometheus's text format. */
+  exposition(): Promise<string> {
+    return Registry.merge([this.registry, processRegistry()]).metrics();
   }
 
   /** One answered request; `route` is the route's template (or a fixed word such as `unmatched`), never the raw path. */

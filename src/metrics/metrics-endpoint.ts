@@ -38,8 +38,8 @@ export function assertMayScrape(req: Request, token: string | undefined): void {
 }
 
 async function writeMetrics(res: Response, metrics: CoreMetrics): Promise<void> {
-  const text = await metrics.registry.metrics();
-  res.setHeader('Content-Type', metrics.registry.contentType);
+  const text = await metrics.exposition();
+  res.setHeader('Content-Type', metrics.contentType);
   res.setHeader('Cache-Control', 'no-store');
   res.end(text);
 }

@@ -119,10 +119,13 @@ describe('Core metrics at /metrics after traffic', function () {
     if (data) await rm(data, { recursive: true, force: true });
   });
 
-  it('answers in the Prometheus text format', async () => {
+  it('answers in the Prometheus text format, with the process metrics of Node', async () => {
     const response = await fetch(`${core.url}/metrics`);
     expect(response.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
-    expect(await response.text()).to.match(/^# HELP cdn_core_http_requests_total /m);
+    const text = await response.text();
+    expect(text).to.match(/^# HELP cdn_core_http_requests_total /m);
+    expect(valueOf(parseExposition(text), 'process_cpu_seconds_total')).to.be.greaterThan(0);
+    expect(valueOf(parseExposition(text), 'nodejs_eventloop_lag_seconds')).to.be.at.least(0);
   });
 
   it('serves every documented metric, each with exactly its documented labels', async () => {
