@@ -252,7 +252,8 @@ export class GitopsController {
       return report;
     } finally {
       report.finished_at = seconds();
-      this.options.metrics?.gitopsRun(report.status, (performance.now() - started) / 1000, report.drift.length);
+      // A run that stopped before its plan (a fetch that failed, bad YAML) found no drift to count.
+      this.options.metrics?.gitopsRun(report.status, (performance.now() - started) / 1000, report.plan_markdown === null ? undefined : report.drift.length);
       await this.record(report);
     }
   }

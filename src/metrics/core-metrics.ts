@@ -150,11 +150,11 @@ export class CoreMetrics {
     this.database.queryErrors.inc({ sqlstate_class: sqlstateClass(error) });
   }
 
-  /** One GitOps run: its status, how long it took and the drift it found. */
-  gitopsRun(status: string, seconds: number, driftItems: number): void {
+  /** One GitOps run: its status, how long it took and the drift it found (undefined when it stopped before planning: the last count stands). */
+  gitopsRun(status: string, seconds: number, driftItems: number | undefined): void {
     this.gitops.runs.inc({ status });
     this.gitops.duration.observe({ status }, seconds);
-    this.gitops.drift.set(driftItems);
+    if (driftItems !== undefined) this.gitops.drift.set(driftItems);
     if (status === 'refused') this.gitops.refusals.inc();
   }
 
