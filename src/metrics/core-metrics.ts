@@ -22,6 +22,17 @@ const INGEST_STREAMS: IngestStream[] = ['usage', 'security', 'origin_health'];
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const SECONDS_BUCKETS_LONG = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
+/** Registers a gauge whose value `collect` sets when the registry is scraped. */
+export function gaugeReadWhenScraped(registry: Registry, metric: { name: string; help: string; labelNames?: string[] }, collect: (gauge: Gauge) => void | Promise<void>): void {
+  new Gauge({
+    ...metric,
+    registers: [registry],
+    collect() {
+      return collect(this);
+    },
+  });
+}
+
 /** The method label: one of the methods the API knows, else `other` (the label set stays bounded). */
 export function methodLabel(method: string): string {
   return KNOWN_METHODS.has(method) ? method : 'other';
@@ -209,16 +220,11 @@ export class CoreMetrics {
 
   /** Gauges of the pool's connections, read when scraped. */
   watchPool(pool: pg.Pool): void {
-    const registers = [this.registry];
-    new Gauge({ name: 'cdn_db_pool_connections', help: 'Connections of this process to the database, by state (in_use, idle).', labelNames: ['state'], registers, collect() {
-      this.set({ state: 'idle' }, pool.idleCount);
-      this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
-    } });
-    new Gauge({ name: 'cdn_db_pool_waiting_requests', help: 'Queries of this process waiting for a free connection.', registers, collect() {
-      this.set(pool.waitingCount);
-    } });
-    new Gauge({ name: 'cdn_db_pool_max_connections', help: 'Largest number of connections the pool opens.', registers, collect() {
-      this.set(pool.options.max ?? 10);
-    } });
+    gaugeReadWhenScraped(this.registry, { name: 'cdn_db_pool_connections', help: 'Connections of this process to the database, by state (in_use, idle).', labelNames: ['state'] }, (gauge) => {
+      gauge.set({ state: 'idle' }, pool.idleCount);
+      gauge.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+    });
+    gaugeReadWhenScraped(this.registry, { name: 'cdn_db_pool_waiting_requests', help: 'Queries of this process waiting for a free connection.' }, (gauge) => gauge.set(pool.waitingCount));
+    gaugeReadWhenScraped(this.registry, { name: 'cdn_db_pool_max_connections', help: 'Largest number of connections the pool opens.' }, (gauge) => gauge.set(pool.options.max ?? 10));
   }
 }

@@ -2,7 +2,8 @@
 // answers the same): edges by state and the versions they serve, zones by sync status, SSL jobs
 // and the earliest certificate expiry, the active snapshot version. One read serves a whole scrape
 // and is kept STATE_CACHE_MS, so a scrape every 15 s costs a handful of small queries.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
+import { gaugeReadWhenScraped } from './core-metrics.js';
 import type pg from 'pg';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
@@ -76,38 +77,40 @@ type StateSource = { pool: pg.Pool; db: Db; config: Config };
  * counts cdn_metrics_state_read_failures_total; the scrape itself still answers.
  */
 export function registerStateGauges(registry: Registry, source: StateSource): void {
-  const registers = [registry];
-  const failures = new Counter({ name: 'cdn_metrics_state_read_failures_total', help: 'Scrapes whose read of the installation state from the database failed (the state gauges are then absent).', registers });
+  const failures = new Counter({ name: 'cdn_metrics_state_read_failures_total', help: 'Scrapes whose read of the installation state from the database failed (the state gauges are then absent).', registers: [registry] });
   const state = cachedState(() =>
     readState(source.pool, source.db, source.config, new Date()).catch(() => {
       failures.inc();
       return undefined;
     }),
   );
-  new Gauge({ name: 'cdn_edges', help: 'Registered edges by state: registered (all), in_pool (enabled, healthy, fresh), stale (no heartbeat within CDN_EDGE_HEARTBEAT_FRESH_SECONDS), reload_failing (fresh, refusing a newer snapshot), behind (fresh, serving an older version than the active one).', labelNames: ['state'], registers, async collect() {
-    this.reset();
+  const edgesHelp = 'Registered edges by state: registered (all), in_pool (enabled, healthy, fresh), stale (no heartbeat within CDN_EDGE_HEARTBEAT_FRESH_SECONDS), reload_failing (fresh, refusing a newer snapshot), behind (fresh, serving an older version than the active one).';
+  gaugeReadWhenScraped(registry, { name: 'cdn_edges', help: edgesHelp, labelNames: ['state'] }, async (gauge) => {
+    gauge.reset();
     const edges = (await state())?.edges;
-    if (edges) for (const [name, count] of Object.entries(edges)) this.set({ state: name }, count);
-  } });
-  new Gauge({ name: 'cdn_edges_by_config_version', help: 'Fresh edges by the snapshot version they serve (the newest ten; others under version="older", none yet under "none").', labelNames: ['version'], registers, async collect() {
-    this.reset();
-    for (const row of (await state())?.versions ?? []) this.set({ version: row.version }, row.edges);
-  } });
-  new Gauge({ name: 'cdn_dns_zones', help: 'Zones by sync status (in_sync, pending, failing); absent while DNS publishing is off.', labelNames: ['status'], registers, async collect() {
-    this.reset();
+    if (edges) for (const [name, count] of Object.entries(edges)) gauge.set({ state: name }, count);
+  });
+  const versionsHelp = 'Fresh edges by the snapshot version they serve (the newest ten; others under version="older", none yet under "none").';
+  gaugeReadWhenScraped(registry, { name: 'cdn_edges_by_config_version', help: versionsHelp, labelNames: ['version'] }, async (gauge) => {
+    gauge.reset();
+    for (const row of (await state())?.versions ?? []) gauge.set({ version: row.version }, row.edges);
+  });
+  gaugeReadWhenScraped(registry, { name: 'cdn_dns_zones', help: 'Zones by sync status (in_sync, pending, failing); absent while DNS publishing is off.', labelNames: ['status'] }, async (gauge) => {
+    gauge.reset();
     const dns = (await state())?.dns;
-    if (dns?.publishing === 'on') for (const status of ['in_sync', 'pending', 'failing'] as const) this.set({ status }, dns[status]);
-  } });
-  new Gauge({ name: 'cdn_ssl_jobs', help: 'SSL jobs by status (queued, running, and the finished ones kept CDN_SSL_JOB_RETENTION_DAYS: succeeded, failed, cancelled).', labelNames: ['status'], registers, async collect() {
-    this.reset();
-    for (const row of (await state())?.sslJobs ?? []) this.set({ status: row.status }, row.jobs);
-  } });
+    if (dns?.publishing === 'on') for (const status of ['in_sync', 'pending', 'failing'] as const) gauge.set({ status }, dns[status]);
+  });
+  const jobsHelp = 'SSL jobs by status (queued, running, and the finished ones kept CDN_SSL_JOB_RETENTION_DAYS: succeeded, failed, cancelled).';
+  gaugeReadWhenScraped(registry, { name: 'cdn_ssl_jobs', help: jobsHelp, labelNames: ['status'] }, async (gauge) => {
+    gauge.reset();
+    for (const row of (await state())?.sslJobs ?? []) gauge.set({ status: row.status }, row.jobs);
+  });
   // A gauge without labels is always written: NaN says "none", and compares false in any alert rule.
-  new Gauge({ name: 'cdn_ssl_earliest_expiry_days', help: 'Days until the earliest expiry among active certificates (negative once expired); NaN when there is none.', registers, async collect() {
+  gaugeReadWhenScraped(registry, { name: 'cdn_ssl_earliest_expiry_days', help: 'Days until the earliest expiry among active certificates (negative once expired); NaN when there is none.' }, async (gauge) => {
     const expiry = (await state())?.earliestExpiry;
-    this.set(expiry ? (expiry.getTime() - Date.now()) / DAY_MS : NaN);
-  } });
-  new Gauge({ name: 'cdn_snapshot_active_version', help: 'The active (newest published) snapshot version; NaN before the first publish.', registers, async collect() {
-    this.set((await state())?.activeVersion ?? NaN);
-  } });
+    gauge.set(expiry ? (expiry.getTime() - Date.now()) / DAY_MS : NaN);
+  });
+  gaugeReadWhenScraped(registry, { name: 'cdn_snapshot_active_version', help: 'The active (newest published) snapshot version; NaN before the first publish.' }, async (gauge) => {
+    gauge.set((await state())?.activeVersion ?? NaN);
+  });
 }
