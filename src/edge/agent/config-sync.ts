@@ -168,11 +168,14 @@ export class ConfigSync extends EventEmitter {
     return nextPullDelayMs({ waitSeconds, refreshSeconds: this.options.refreshSeconds, failures: this.failuresInRow, elapsedMs: Date.now() - started, moved });
   }
 
-  /** The version to ask about: a refused one is asked about (answered not_modified) instead of being downloaded every poll. */
-  private ifVersion(): number | undefined {
+  /**
+   * The version to ask about: a refused one is asked about (answered not_modified) instead of being
+   * downloaded every poll; for a full download, no other (the active version may not be what the core holds under its number).
+   */
+  private ifVersion(full: boolean): number | undefined {
     const refused = this.refused;
     if (refused?.version !== undefined && Date.now() - refused.at < REFUSED_RETRY_MS) return refused.version;
-    return this.active?.version;
+    return full ? undefined : this.active?.version;
   }
 
   /**
@@ -180,7 +183,7 @@ export class ConfigSync extends EventEmitter {
    * `full` leaves out `since`: after a delta that did not apply, the whole snapshot is downloaded at once.
    */
   private async pull(waitSeconds = 0, full = false): Promise<PullOutcome> {
-    const target = configTarget(this.ifVersion(), full ? undefined : this.active?.version, waitSeconds);
+    const target = configTarget(this.ifVersion(full), full ? undefined : this.active?.version, waitSeconds);
     const held = waitSeconds === 0 ? {} : { timeoutMs: waitSeconds * 1000 + WAIT_MARGIN_MS, signal: this.abandon.signal };
     let body: Buffer;
     try {
@@ -228,6 +231,10 @@ export class ConfigSync extends EventEmitter {
         return { outcome: 'none', version: this.active?.version ?? null, detail: 'no snapshot has been published yet' };
       case 'not_modified':
         this.announced(check.version);
+        if (!full && this.holdsOtherContentAs(check.version, check.checksum)) {
+          this.options.logger.warn({ version: check.version, checksum: check.checksum, active_checksum: this.active?.checksum }, 'the core holds other content under the version this edge serves (a restored database?); downloading the full snapshot');
+          return 'download full';
+        }
         if (this.refused?.version === check.version) return { outcome: 'invalid', version: this.active?.version ?? null, detail: this.state.last_reload_error ?? undefined };
         return { outcome: 'unchanged', version: check.version };
       case 'invalid':
@@ -237,6 +244,11 @@ export class ConfigSync extends EventEmitter {
         this.announced(check.pulled.version);
         return this.accept(check.pulled);
     }
+  }
+
+  // Version numbers are the core's database's: after a restore they may name other content than what this edge got under them.
+  private holdsOtherContentAs(version: number, checksum: string | undefined): boolean {
+    return checksum !== undefined && this.active?.version === version && this.active.checksum !== checksum;
   }
 
   private accept(pulled: PulledSnapshot): PullOutcome {

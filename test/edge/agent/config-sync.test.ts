@@ -114,6 +114,20 @@ describe('edge agent: config sync against a real core', () => {
     expect(JSON.parse((await readFile(lastKnownGoodPath(dataDir))).toString()).data.version).to.equal(third);
   });
 
+  it('downloads the full snapshot when the core holds other content under the version it serves (a restored database)', async () => {
+    const sync = newSync();
+    // The first download is rewritten: the edge serves version N with content the core does not hold under N.
+    proxy.rewriteConfig = (body) => rewriteSnapshot(body, (text) => text.replace('"purges":[', '"purges": ['));
+    const first = await sync.pullNow();
+    const held = sync.current()!;
+    proxy.rewriteConfig = undefined;
+    expect(first.outcome).to.equal('updated');
+    expect(await sync.pullNow()).to.deep.equal({ outcome: 'updated', version: held.version });
+    expect(sync.current()!.checksum).to.not.equal(held.checksum);
+    expect(proxy.to('/api/v1/edge/config').at(-1)!.path).to.equal('/api/v1/edge/config');
+    expect(await sync.pullNow()).to.deep.equal({ outcome: 'unchanged', version: held.version });
+  });
+
   it('pulls a new version published after the first, on pullNow', async () => {
     const sync = newSync();
     const first = (await sync.pullNow()).version;
