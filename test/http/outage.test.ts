@@ -38,7 +38,7 @@ describe('database outage', function () {
     expect(list.body).to.deep.include({ error: 'database unavailable' });
     const ready = await status(`${core.url}/ready`);
     expect(ready.status).to.equal(503);
-    expect(ready.body).to.deep.equal({ status: 'fail', checks: { database: 'fail' } });
+    expect(ready.body).to.deep.equal({ status: 'fail', checks: { database: 'fail', migrations: 'unknown' } });
     const address = `${new URL(postgres.url).hostname}:${new URL(postgres.url).port}`;
     const health = JSON.stringify((await status(`${core.url}/cdn-health`)).body);
     expect(health).to.not.include(address);
@@ -50,7 +50,7 @@ describe('database outage', function () {
     expect((await status(`${core.url}/health`)).status).to.equal(200);
 
     await postgres.start();
-    expect((await status(`${core.url}/ready`)).body).to.deep.equal({ status: 'ok', checks: { database: 'ok' } });
+    expect((await status(`${core.url}/ready`)).body).to.deep.equal({ status: 'ok', checks: { database: 'ok', migrations: 'ok' } });
     const after = await status(`${core.url}/api/v1/domains`);
     expect(after.status).to.equal(200);
     expect(after.body.data.map((domain: { domain: string }) => domain.domain)).to.deep.equal(['outage.example']);

@@ -6,6 +6,7 @@ import { sslSchedulerStatus } from '../ssl/scheduler-status.js';
 import { retentionStatus } from '../../core/retention-state.js';
 import { secretBoxOf } from '../ssl/key-storage.js';
 import { dnsHealth } from '../../publish/dns/dns-health.js';
+import { describeMigrationsCheck, migrationsCheck, type MigrationsCheck } from './migrations-check.js';
 
 /** The core's version, as its health answers and its OpenAPI document say. */
 export const CORE_VERSION = '0.1.0';
@@ -17,10 +18,14 @@ export function healthRoutes(deps: AppDeps): Route[] {
   const keyStorage = sslKeyStorageStatus(deps.config);
   // Public answers say only ok or fail: the reason of a failure names the database host and port,
   // which only authenticated callers of /api/v1/readiness get to see.
+  // Ready: the database answers and holds every migration this core ships.
+  const migrationsCurrent = migrationsCheck(deps.pool);
   const readiness = async () => {
     const database = await pingDatabase(deps.pool);
-    const status = database.ok ? ('ok' as const) : ('fail' as const);
-    return { status, checks: { database: status }, database };
+    const migrations: MigrationsCheck | undefined = database.ok ? await migrationsCurrent() : undefined;
+    const status = database.ok && migrations?.ok ? ('ok' as const) : ('fail' as const);
+    const checks = { database: database.ok ? ('ok' as const) : ('fail' as const), migrations: migrations === undefined ? ('unknown' as const) : migrations.ok ? ('ok' as const) : ('fail' as const) };
+    return { status, checks, database, migrations };
   };
   return [
     { method: 'get', path: '/health', response: 'health-answer', auth: 'public', handler: async () => ({ ok: true, time: now() }) },
@@ -30,10 +35,11 @@ export function healthRoutes(deps: AppDeps): Route[] {
       response: 'cdn-health-answer',
       auth: 'public',
       handler: async () => {
-        const { status, checks } = await readiness();
+        const { checks } = await readiness();
+        const reachable = checks.database === 'ok';
         // Counts only: zone names and errors are for authenticated callers (/api/v1/readiness, the overview).
-        const dns = status === 'ok' ? await dnsHealth(deps.prisma, deps.config).catch(() => undefined) : undefined;
-        return { ok: true, time: now(), api: { ok: true, version: CORE_VERSION }, database: { ok: status === 'ok' }, dns: dns ?? { publishing: deps.config.powerdnsApiUrl ? 'on' : 'off', ok: false }, checks };
+        const dns = reachable ? await dnsHealth(deps.prisma, deps.config).catch(() => undefined) : undefined;
+        return { ok: true, time: now(), api: { ok: true, version: CORE_VERSION }, database: { ok: reachable }, dns: dns ?? { publishing: deps.config.powerdnsApiUrl ? 'on' : 'off', ok: false }, checks };
       },
     },
     {
@@ -52,8 +58,8 @@ export function healthRoutes(deps: AppDeps): Route[] {
       response: 'readiness-answer',
       auth: 'api',
       handler: async () => {
-        const { status, database } = await readiness();
-        const checks = { database: database.ok ? 'ok' : `fail: ${database.error}` };
+        const { status, database, migrations: current } = await readiness();
+        const checks = { database: database.ok ? 'ok' : `fail: ${database.error}`, migrations: current ? describeMigrationsCheck(current) : 'unknown' };
         const migrations = database.ok ? await migrationStatus(deps.pool).catch((error: Error) => error.message) : 'unknown';
         const retention = database.ok ? await retentionStatus(deps.prisma, deps.config).catch((error: Error) => error.message) : 'unknown';
         const dns = database.ok ? await dnsHealth(deps.prisma, deps.config).catch((error: Error) => error.message) : 'unknown';
