@@ -132,11 +132,11 @@ export class WorkerMetrics implements RequestMetrics, OriginMetrics {
     const stateHelp = 'Breaker state of each origin of the domains in CDN_EDGE_METRICS_DOMAINS: 0 closed, 1 half-open, 2 open (the worst worker\'s).';
     gaugeReadWhenScraped(this.registry, { name: 'cdn_edge_origin_breaker_state', help: stateHelp, labelNames: ['domain', 'origin'], aggregator: 'max' }, (gauge) => {
       gauge.reset();
-      const config = active();
+      if (this.domainRequests.size === 0) return;
       const now = Date.now();
-      for (const apex of this.domainRequests.keys()) {
-        const domain = config?.domains.find((candidate) => candidate.apex === apex);
-        for (const origin of domain?.origins ?? []) gauge.set({ domain: apex, origin: originLabel(origin) }, BREAKER_STATES.indexOf(breakers.state(origin, now)));
+      for (const domain of active()?.domains ?? []) {
+        if (!this.domainRequests.has(domain.apex)) continue;
+        for (const origin of domain.origins) gauge.set({ domain: domain.apex, origin: originLabel(origin) }, BREAKER_STATES.indexOf(breakers.state(origin, now)));
       }
     });
   }
