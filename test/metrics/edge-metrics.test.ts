@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:net';
 import { expect } from 'chai';
 import { solvesChallenge } from '../../src/edge/security/challenge-token.js';
 import { TestCore } from '../support/core.js';
@@ -214,5 +215,25 @@ describe('Edge metrics on the metrics port after traffic through the edge', func
     expect(series(after)).to.deep.equal(series(before));
     expect(after.flatMap((sample) => Object.values(sample.labels)).filter((value) => /path-|host-|p-\d/.test(value))).to.deep.equal([]);
     expect(sum(after, 'cdn_edge_domain_requests_total', { domain: LISTED }) - sum(before, 'cdn_edge_domain_requests_total', { domain: LISTED })).to.equal(1000);
+  });
+});
+
+describe('Edge metrics listener', function () {
+  this.timeout(60000);
+  let taken: Server;
+  let edge: EdgeProcess | undefined;
+  after(async () => {
+    await edge?.stop();
+    await new Promise((resolve) => taken?.close(resolve));
+  });
+
+  it('stops the edge at start when its port is taken, naming the problem', async () => {
+    taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    edge = await EdgeProcess.start({ coreUrl: 'http://127.0.0.1:9', token: TOKEN, workers: 1, waitReady: false, env: { CDN_EDGE_METRICS_PORT: String(port) } });
+    const code = edge.child.exitCode ?? (await new Promise((resolve) => edge!.child.once('exit', resolve)));
+    expect(code).to.not.equal(0);
+    expect(edge.output).to.include('EADDRINUSE');
   });
 });
