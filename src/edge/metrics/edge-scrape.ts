@@ -2,7 +2,7 @@
 // tier, workers) and every worker's, added up with prom-client's AggregatorRegistry.aggregate:
 // counters and histograms are summed, gauges too unless their metric names another aggregator.
 import { AggregatorRegistry, Gauge, Registry, type PrometheusContentType } from 'prom-client';
-import { gaugeReadWhenScraped } from '../../metrics/core-metrics.js';
+import { gaugeReadWhenScraped } from '../../metrics/scraped-gauge.js';
 import type { DiskCacheIndex } from '../cache/disk-index.js';
 import type { AgentStatusView } from '../worker/messages.js';
 import { CACHE_METRICS } from './cache-metric-names.js';

@@ -5,7 +5,7 @@
 // every worker's answer with its own metrics (edge-scrape.ts).
 import { Histogram, Registry } from 'prom-client';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
-import { gaugeReadWhenScraped } from '../../metrics/core-metrics.js';
+import { gaugeReadWhenScraped } from '../../metrics/scraped-gauge.js';
 import type { MemoryTier } from '../cache/memory-tier.js';
 import type { ActiveConfig } from '../config/active-config.js';
 import type { OriginBreakers } from '../origin/breaker.js';
