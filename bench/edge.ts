@@ -190,7 +190,7 @@ try {
   children.push(nginx);
   const nodeArgs = (process.env.BENCH_EDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const edge = spawn(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], {
-    env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgePort), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_EDGE_TELEMETRY_BATCH_SIZE: '500', CDN_LOG_LEVEL: 'warn' },
+    env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgePort), CDN_EDGE_METRICS_PORT: String(await freePort()), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_EDGE_TELEMETRY_BATCH_SIZE: '500', CDN_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(edge);

@@ -229,7 +229,7 @@ try {
   const nginx = spawn(NGINX, ['-p', dir, '-c', await nginxConfig(dir, certificates, apexes, nginxPort, originPort)], { stdio: ['ignore', 'inherit', 'inherit'] });
   children.push(nginx);
   const edge = spawn(serverRuntime(), ['bin/cdn.js', 'edge'], {
-    env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-tls-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgeHttpPort), CDN_EDGE_HTTPS_PORT: String(edgeHttpsPort), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_EDGE_TELEMETRY_BATCH_SIZE: '500', CDN_LOG_LEVEL: 'warn' },
+    env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-tls-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgeHttpPort), CDN_EDGE_METRICS_PORT: String(await freePort()), CDN_EDGE_HTTPS_PORT: String(edgeHttpsPort), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_EDGE_TELEMETRY_BATCH_SIZE: '500', CDN_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(edge);

@@ -43,7 +43,7 @@ export function buildCli(): Command {
     .action(async () => (await commands.local()).runLocal(process.env));
   program
     .command('edge')
-    .description('start the edge proxy on CDN_EDGE_HTTP_PORT and CDN_EDGE_HTTPS_PORT: CDN_EDGE_WORKERS workers serving the snapshot pulled from CDN_EDGE_CORE_URL with CDN_EDGE_TOKEN')
+    .description('start the edge proxy on CDN_EDGE_HTTP_PORT and CDN_EDGE_HTTPS_PORT: CDN_EDGE_WORKERS workers serving the snapshot pulled from CDN_EDGE_CORE_URL with CDN_EDGE_TOKEN; its metrics on CDN_EDGE_METRICS_PORT')
     .action(async () => (await commands.edge()).runEdgeCommand(config()));
   program
     .command('migrate')

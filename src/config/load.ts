@@ -114,6 +114,7 @@ function checkAcrossVariables(config: Config): void {
   checkSslSecretKeys(config);
   checkTrustedProxies(config);
   checkPowerDns(config);
+  checkEdgeMetricsDomains(config);
   if (config.gitopsRepoToken && config.gitopsRepoTokenFile) throw new ConfigError('CDN_GITOPS_REPO_TOKEN and CDN_GITOPS_REPO_TOKEN_FILE are both set; keep one');
 }
 
@@ -147,6 +148,19 @@ function checkPowerDns(config: Config): void {
   if (url.username || url.password) throw new ConfigError('CDN_POWERDNS_API_URL must not carry a user or password (PowerDNS takes the key in CDN_POWERDNS_API_KEY)');
   if (!config.powerdnsApiKey) throw new ConfigError('CDN_POWERDNS_API_KEY must be set when CDN_POWERDNS_API_URL is');
   if (!/^[A-Za-z0-9._-]{1,128}$/.test(config.powerdnsServerId)) throw new ConfigError('CDN_POWERDNS_SERVER_ID must be letters, digits, dots, dashes or underscores');
+}
+
+/** The most domains CDN_EDGE_METRICS_DOMAINS may name: each adds a few dozen series to every scrape. */
+export const MAX_EDGE_METRICS_DOMAINS = 50;
+
+/** The apex domains of CDN_EDGE_METRICS_DOMAINS, lower case, without a trailing dot. */
+export function edgeMetricsDomains(config: Pick<Config, 'edgeMetricsDomains'>): string[] {
+  return [...new Set(splitList(config.edgeMetricsDomains))];
+}
+
+function checkEdgeMetricsDomains(config: Config): void {
+  const domains = edgeMetricsDomains(config);
+  if (domains.length > MAX_EDGE_METRICS_DOMAINS) throw new ConfigError(`CDN_EDGE_METRICS_DOMAINS names ${domains.length} domains; at most ${MAX_EDGE_METRICS_DOMAINS} are counted apart`);
 }
 
 const MIN_HASH_KEY = 32;

@@ -3,6 +3,7 @@
 // events happen, through the recorders below; state (edges, zones, certificates) is read from the
 // database when scraped (state-gauges.ts).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { gaugeReadWhenScraped } from './scraped-gauge.js';
 import type pg from 'pg';
 import type { PublishResult } from '../publish/publisher.js';
 import type { SyncRun } from '../publish/dns/dns-sync.js';
@@ -21,17 +22,6 @@ const DNS_ACTIONS = ['create', 'patch', 'delete'];
 const INGEST_STREAMS: IngestStream[] = ['usage', 'security', 'origin_health'];
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const SECONDS_BUCKETS_LONG = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
-
-/** Registers a gauge whose value `collect` sets when the registry is scraped. */
-export function gaugeReadWhenScraped(registry: Registry, metric: { name: string; help: string; labelNames?: string[] }, collect: (gauge: Gauge) => void | Promise<void>): void {
-  new Gauge({
-    ...metric,
-    registers: [registry],
-    collect() {
-      return collect(this);
-    },
-  });
-}
 
 /** The method label: one of the methods the API knows, else `other` (the label set stays bounded). */
 export function methodLabel(method: string): string {

@@ -3,7 +3,7 @@
 // and the earliest certificate expiry, the active snapshot version. One read serves a whole scrape
 // and is kept STATE_CACHE_MS, so a scrape every 15 s costs a handful of small queries.
 import { Counter, type Registry } from 'prom-client';
-import { gaugeReadWhenScraped } from './core-metrics.js';
+import { gaugeReadWhenScraped } from './scraped-gauge.js';
 import type pg from 'pg';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';

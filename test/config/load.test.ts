@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { ConfigError, configProblems, loadConfig } from '../../src/config/load.js';
+import { ConfigError, configProblems, edgeMetricsDomains, loadConfig } from '../../src/config/load.js';
 import { VARIABLES } from '../../src/config/variables.js';
 
 describe('configuration', () => {
@@ -65,6 +65,13 @@ describe('configuration', () => {
   it('rejects a trusted proxy that is not an address, a CIDR or a named range', () => {
     expect(() => loadConfig({ CDN_API_TRUSTED_PROXIES: '10.0.0.0/8, proxy.example' })).to.throw(ConfigError, /CDN_API_TRUSTED_PROXIES: "proxy.example" is not an address/);
     expect(loadConfig({ CDN_API_TRUSTED_PROXIES: 'loopback, 10.0.0.0/8 2001:db8::1' }).apiTrustedProxies).to.equal('loopback, 10.0.0.0/8 2001:db8::1');
+  });
+
+  it('takes at most 50 domains to count apart in the edge\'s metrics', () => {
+    const domains = (count: number) => Array.from({ length: count }, (_, i) => `d${i}.example`).join(',');
+    expect(edgeMetricsDomains(loadConfig({ CDN_EDGE_METRICS_DOMAINS: ' A.example., b.example a.example' }))).to.deep.equal(['a.example', 'b.example']);
+    expect(edgeMetricsDomains(loadConfig({ CDN_EDGE_METRICS_DOMAINS: domains(50) }))).to.have.length(50);
+    expect(() => loadConfig({ CDN_EDGE_METRICS_DOMAINS: domains(51) })).to.throw(ConfigError, /CDN_EDGE_METRICS_DOMAINS names 51 domains; at most 50/);
   });
 
   it('requires a username and a password of 8+ characters when the bootstrap admin is enabled', () => {

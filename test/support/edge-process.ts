@@ -21,6 +21,8 @@ export class EdgeProcess {
     readonly port: number,
     /** The TLS listener's port (CDN_EDGE_HTTPS_PORT): a free one unless the caller's env sets it. */
     readonly httpsPort: number,
+    /** The metrics listener's port (CDN_EDGE_METRICS_PORT): a free one unless the caller's env sets it. */
+    readonly metricsPort: number,
     readonly dataDir: string,
     private readonly ownDataDir: boolean,
   ) {
@@ -31,6 +33,7 @@ export class EdgeProcess {
   static async start(options: EdgeProcessOptions): Promise<EdgeProcess> {
     const port = await freePort();
     const httpsPort = options.env?.CDN_EDGE_HTTPS_PORT === undefined ? await freePort() : Number(options.env.CDN_EDGE_HTTPS_PORT);
+    const metricsPort = options.env?.CDN_EDGE_METRICS_PORT === undefined ? await freePort() : Number(options.env.CDN_EDGE_METRICS_PORT);
     const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'cdn-edge-')));
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CDN_BIN, 'edge'], {
       env: {
@@ -43,19 +46,25 @@ export class EdgeProcess {
         CDN_EDGE_WORKERS: String(options.workers ?? 2),
         CDN_EDGE_HTTP_PORT: String(port),
         CDN_EDGE_HTTPS_PORT: String(httpsPort),
+        CDN_EDGE_METRICS_PORT: String(metricsPort),
         CDN_EDGE_DATA_DIR: dataDir,
         CDN_EDGE_HEARTBEAT_SECONDS: '1',
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const edge = new EdgeProcess(child, port, httpsPort, dataDir, options.dataDir === undefined);
+    const edge = new EdgeProcess(child, port, httpsPort, metricsPort, dataDir, options.dataDir === undefined);
     if (options.waitReady !== false) await edge.waitReady();
     return edge;
   }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The edge's metrics endpoint (docs/metrics.md, "Edge"). */
+  get metricsUrl(): string {
+    return `http://127.0.0.1:${this.metricsPort}/metrics`;
   }
 
   /** Waits until /ready answers 200 with at least `minVersion` and every worker serves the primary's active snapshot. */

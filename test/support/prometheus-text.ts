@@ -23,16 +23,34 @@ export function parseExposition(text: string): Sample[] {
 /** A metric as docs/metrics.md documents it. */
 export type DocumentedMetric = { name: string; type: string; labels: string[] };
 
-/** The metrics table of docs/metrics.md. */
-export function documentedCoreMetrics(): DocumentedMetric[] {
-  const docs = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
-  return docs
+/** The heading of docs/metrics.md after which every table row documents an edge metric. */
+const EDGE_SECTION = '\n## Edge\n';
+
+function metricRows(text: string): DocumentedMetric[] {
+  return text
     .split('\n')
     .filter((line) => line.startsWith('| `cdn_'))
     .map((line) => {
       const [name, type, labels] = line.split('|').slice(1, 4).map((cell) => cell.trim());
       return { name: name.replaceAll('`', ''), type, labels: labels ? labels.split(',').map((label) => label.trim()) : [] };
     });
+}
+
+function metricsDoc(): { core: string; edge: string } {
+  const docs = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
+  const edgeStart = docs.indexOf(EDGE_SECTION);
+  if (edgeStart === -1) throw new Error('docs/metrics.md has no "## Edge" section');
+  return { core: docs.slice(0, edgeStart), edge: docs.slice(edgeStart) };
+}
+
+/** The core's metrics table of docs/metrics.md (the part before "## Edge"). */
+export function documentedCoreMetrics(): DocumentedMetric[] {
+  return metricRows(metricsDoc().core);
+}
+
+/** The edge's metrics tables of docs/metrics.md ("## Edge" to the end). */
+export function documentedEdgeMetrics(): DocumentedMetric[] {
+  return metricRows(metricsDoc().edge);
 }
 
 /** The samples that stand for `metric`: a histogram's by its _bucket, _sum and _count, the rest by name. */

@@ -21,6 +21,7 @@ export class DiskCacheIndex {
   /** resourceOf(object) → the files of that resource's objects (queries, variants, rule-added key parts). */
   private readonly byResource = new Map<string, Set<string>>();
   private used = 0;
+  private evicted = 0;
   private evicting: Promise<number> | undefined;
   /** Resolves once the resource of every file found at start is known (read from its header, in the background). */
   private resolved: Promise<void> = Promise.resolve();
@@ -37,6 +38,11 @@ export class DiskCacheIndex {
 
   get count(): number {
     return this.files.size;
+  }
+
+  /** Files removed to bring the folder under its bound since the index was made (purges are not evictions). */
+  get evictions(): number {
+    return this.evicted;
   }
 
   /**
@@ -150,6 +156,7 @@ export class DiskCacheIndex {
       if (oldest.done) break;
       if (await this.remove(oldest.value)) removed++;
     }
+    this.evicted += removed;
     return removed;
   }
 

@@ -17,6 +17,7 @@ export class MemoryTier {
   private readonly byResource = new Map<string, Set<string>>();
   private used = 0;
   private clock = 0;
+  private evicted = 0;
 
   constructor(readonly maxBytes: number) {
     this.maxObjectBytes = Math.floor(maxBytes / LARGEST_SHARE);
@@ -29,6 +30,11 @@ export class MemoryTier {
 
   get count(): number {
     return this.slots.size;
+  }
+
+  /** Entries removed to make room since the tier was made (purges and invalidations are not evictions). */
+  get evictions(): number {
+    return this.evicted;
   }
 
   /**
@@ -64,6 +70,7 @@ export class MemoryTier {
     for (const [key, slot] of this.slots) {
       if (this.used <= this.maxBytes) break;
       this.remove(key, slot);
+      this.evicted++;
     }
     return true;
   }

@@ -14,6 +14,7 @@ import { failureOutcome, responseOutcome } from './observation.js';
 import { OriginAgents, tlsName, type OriginTls } from './origin-agents.js';
 import { ClientClosedError, isPassableStatus, OriginError } from './origin-error.js';
 import { RetryBudget } from './retry-budget.js';
+import type { OriginMetrics } from '../metrics/worker-metrics.js';
 import { defaultSeed, orderOrigins, retriesTimeoutElsewhere } from './selection.js';
 
 export type OriginFetcherOptions = {
@@ -28,6 +29,8 @@ export type OriginFetcherOptions = {
   seed?: (ctx: RequestContext) => string;
   /** This edge's CDN-Loop pseudonym (docs/edge-origins.md); none is sent when absent. */
   cdnLoop?: string;
+  /** The worker's origin metrics (latency, errors by kind, retries); nothing is counted when absent. */
+  metrics?: OriginMetrics;
 };
 
 export type FetchOptions = { detached?: boolean; conditional?: Record<string, string> };
@@ -48,6 +51,8 @@ const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'D
 // Failures that count against the origin; all but an invalid response may be retried (an answer is not asked for twice).
 const BLAMED_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout', 'invalid_response']);
 const RETRYABLE_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout']);
+// Failures met before (or instead of) any attempt: counted once per request (the others once per attempt, where they happen).
+const REFUSED_BEFORE_ANY_ATTEMPT = new Set<OriginError['kind']>(['breaker_open', 'no_origin', 'too_large']);
 
 function noBody(method: string, status: number): boolean {
   return method === 'HEAD' || status === 204 || status === 304;
@@ -88,6 +93,7 @@ function discardRestOfBody(ctx: RequestContext, error: unknown): void {
 /** Builds the origin fetcher of a worker: keep-alive pools per origin, retries, breakers and passive health. */
 export function createOriginFetcher(options: OriginFetcherOptions): OriginFetcher {
   const { config, health, breakers } = options;
+  const metrics = options.metrics;
   const budget = options.budget ?? new RetryBudget();
   const agents = new OriginAgents(options.tls);
   const seedOf = options.seed ?? ((ctx: RequestContext) => defaultSeed(ctx.host, ctx.path));
@@ -112,6 +118,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   async function send(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (request: ClientRequest) => void, conditional: Record<string, string> | undefined, fresh: boolean): Promise<EdgeResponse> {
     if (!agents.admit(origin)) {
       breakers.release(origin);
+      metrics?.originFailed('overloaded');
       throw new OriginError('overloaded', `more than ${origin.limits.max_pending_requests} requests waiting`, origin.id);
     }
     const started = Date.now();
@@ -141,6 +148,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
       if (!created) agents.release(origin);
       // A stale connection keeps the breaker claim for the request sent again; attempt gives it back otherwise.
       if (blamesOrigin(error)) {
+        metrics?.originFailed(error.kind);
         breakers.record(origin, false, now);
         health.recordPassive(origin.id, failureOutcome(error, now - started), now);
       } else if (!isStale(error)) breakers.release(origin);
@@ -149,6 +157,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     const now = Date.now();
     const status = response.statusCode ?? 0;
     if (!isPassableStatus(status)) return refuseResponse(response, origin, now - started, now);
+    metrics?.originResponded((now - started) / 1000);
     const outcome = responseOutcome(status, now - started);
     breakers.record(origin, outcome.success, now);
     health.recordPassive(origin.id, outcome, now);
@@ -163,6 +172,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   function refuseResponse(response: IncomingMessage, origin: SnapshotOrigin, latencyMs: number, now: number): never {
     response.destroy();
     const error = new OriginError('invalid_response', `status ${response.statusCode} ${response.statusMessage ?? ''}`.trim(), origin.id);
+    metrics?.originFailed('invalid_response');
     breakers.record(origin, false, now);
     health.recordPassive(origin.id, failureOutcome(error, latencyMs), now);
     throw error;
@@ -173,10 +183,21 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     const origin = order[index % order.length];
     if (!IDEMPOTENT_METHODS.has(ctx.method) && !origin.retries.non_idempotent) return false;
     if (error.kind === 'timeout' && !retriesTimeoutElsewhere(order, index, breakers, Date.now())) return false;
-    return budget.tryRetry(ctx.domain!.id, origin.retries, Date.now());
+    const allowed = budget.tryRetry(ctx.domain!.id, origin.retries, Date.now());
+    metrics?.originRetry(allowed ? 'sent' : 'refused_by_budget');
+    return allowed;
   }
 
   async function fetchOrigin(ctx: RequestContext, options: FetchOptions = {}): Promise<EdgeResponse> {
+    try {
+      return await fetchFromOrigins(ctx, options);
+    } catch (error) {
+      if (error instanceof OriginError && REFUSED_BEFORE_ANY_ATTEMPT.has(error.kind)) metrics?.originFailed(error.kind);
+      throw error;
+    }
+  }
+
+  async function fetchFromOrigins(ctx: RequestContext, options: FetchOptions): Promise<EdgeResponse> {
     const domain = ctx.domain;
     if (!domain || domain.origins.length === 0) throw new OriginError('no_origin', 'the domain has no routable origin');
     const length = Number(ctx.req.headers['content-length'] ?? 0);

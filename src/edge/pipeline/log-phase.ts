@@ -1,3 +1,4 @@
+import type { RequestMetrics } from '../metrics/worker-metrics.js';
 import type { SecurityEvent, UsageEvent } from '../worker/messages.js';
 import type { RequestContext } from './context.js';
 
@@ -19,16 +20,21 @@ function boundedPath(path: string): string {
 
 /**
  * The log/telemetry phase: runs once per request when the client connection is
- * done (the runner guarantees it). Requests for hosts no domain serves are not
- * usage of any domain and are not reported. An Upgrade is reported once its
- * handshake is answered; the bytes of a tunnel are not counted.
+ * done (the runner guarantees it). Every request is counted in the edge's metrics;
+ * requests for hosts no domain serves are not usage of any domain and are not
+ * reported. An Upgrade is reported once its handshake is answered; the bytes of a
+ * tunnel are not counted.
  */
-export function createLogPhase(sink: TelemetrySink): (ctx: RequestContext) => void {
+export function createLogPhase(sink: TelemetrySink, metrics?: RequestMetrics): (ctx: RequestContext) => void {
   return (ctx) => {
+    const status = ctx.tunnelStatus ?? (ctx.res.headersSent ? ctx.res.statusCode : 499);
+    if (metrics) {
+      metrics.request(status, ctx.cacheStatus, ctx.domain?.apex);
+      if (ctx.findings.length > 0) metrics.findings(ctx.findings);
+    }
     if (!ctx.domain) return;
     const timestamp = Math.floor(ctx.receivedAt / 1000);
     const path = boundedPath(ctx.path);
-    const status = ctx.tunnelStatus ?? (ctx.res.headersSent ? ctx.res.statusCode : 499);
     sink.countVersion(ctx.config.version, status, ctx.originFailed);
     sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: ctx.cacheStatus.toLowerCase(), timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
     for (const finding of ctx.findings) {

@@ -14,6 +14,9 @@ import type { AgentStatusView, ToPrimary, ToWorker } from '../worker/messages.js
 import { InvalidationSweeper } from './invalidation-sweeper.js';
 import { PurgeCoordinator } from './purge-coordinator.js';
 import { sendTo } from './send-to-worker.js';
+import { EdgeMetrics } from '../metrics/edge-scrape.js';
+import { startMetricsListener } from '../metrics/metrics-listener.js';
+import { WorkerMetricsRequests } from './worker-metrics-requests.js';
 
 const STATUS_INTERVAL_MS = 1000;
 const EVICT_INTERVAL_MS = 5000;
@@ -188,6 +191,9 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
         for (const other of Object.values(cluster.workers ?? {})) if (other && other !== worker) sendTo(other, { t: 'invalidate', invalidations: message.invalidations });
         sweeper.add(message.invalidations);
         return;
+      case 'metrics':
+        metricsRequests.answered(worker, message.id, message.metrics);
+        return;
       case 'reload':
         reloadWaiters.push({ worker, id: message.id });
         void agent.pullNow().then(
@@ -228,6 +234,12 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     setTimeout(() => !stopping && fork(), RESPAWN_DELAY_MS).unref();
   });
 
+  const metricsRequests = new WorkerMetricsRequests();
+  const connectedWorkers = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker?.isConnected() === true);
+  const edgeMetrics = new EdgeMetrics({ status: statusView, disk }, () => metricsRequests.ask(connectedWorkers()));
+  // Port 0: no metrics listener (and the workers count nothing). Bound before anything starts: a taken port stops the edge at once.
+  const metricsListener = config.edgeMetricsPort > 0 ? await startMetricsListener(config.edgeMetricsPort, config.edgeMetricsBind, edgeMetrics, logger) : undefined;
+
   // One activation at a time, in the order the agent announced them: the last-known-good from
   // disk must not finish after (and so replace) a newer snapshot pulled meanwhile.
   const activateInOrder = inOrder((pulled: PulledSnapshot) => activate(pulled), (error) => logger.error({ err: error }, 'snapshot activation failed'));
@@ -245,6 +257,7 @@ export async function runEdgePrimary(config: Config, logger: Logger, workerEnv: 
     clearInterval(statusTimer);
     clearInterval(evictTimer);
     prober.stop();
+    metricsListener?.close();
     await drainWorkers();
     for (const worker of Object.values(cluster.workers ?? {})) worker?.disconnect();
     await agent.stop();

@@ -21,6 +21,8 @@ import type { CertificateKeys } from '../../shared/certificate-key-envelope.js';
 import { CertificateTable } from '../tls/certificate-table.js';
 import { createTlsServer, misdirected } from '../tls/tls-server.js';
 import type { TLSSocket } from 'node:tls';
+import { edgeMetricsDomains } from '../../config/load.js';
+import { WorkerMetrics } from '../metrics/worker-metrics.js';
 
 const EDGE_PATHS = new Set(['/health', '/ready']);
 const RELOAD_PATH = '/__cdn_reload_config';
@@ -68,7 +70,9 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   const workers = config.edgeWorkers || 1;
   const telemetry = new TelemetryBuffer(Math.max(100, Math.ceil(config.edgeTelemetryQueueMaxItems / workers)), send);
   const invalidations = new InvalidationBatch((batch) => send({ t: 'invalidate', invalidations: batch }));
-  const pipeline = await buildWorkerPipeline({ config, logger, telemetry, notifyInvalidation: (batch) => invalidations.add(batch) });
+  // Without a metrics listener nothing is counted.
+  const metrics = config.edgeMetricsPort > 0 ? new WorkerMetrics(edgeMetricsDomains(config)) : undefined;
+  const pipeline = await buildWorkerPipeline({ config, logger, telemetry, metrics, notifyInvalidation: (batch) => invalidations.add(batch) });
   const nextId = requestIds();
   const endpoints = createEdgeEndpoints({
     requestId: nextId,
@@ -136,6 +140,8 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
         return pipeline.onInvalidate(message.invalidations);
       case 'drain':
         return void drain().then(() => send({ t: 'drained' }));
+      case 'metrics-request':
+        return void metrics?.registry.getMetricsAsJSON().then((json) => send({ t: 'metrics', id: message.id, metrics: json }));
       case 'reload-result': {
         const resolve = reloads.get(message.id);
         reloads.delete(message.id);

@@ -39,7 +39,9 @@ export type ToWorker =
   /** Resources a worker invalidated (an unsafe method's response, RFC 9111 §4.4), one batch: every worker drops them. */
   | { t: 'invalidate'; invalidations: Invalidation[] }
   /** Shutdown: stop accepting, let requests in flight finish, send the last telemetry, then answer 'drained'. */
-  | { t: 'drain' };
+  | { t: 'drain' }
+  /** A scrape of the edge's metrics: answer 'metrics' with the same id. */
+  | { t: 'metrics-request'; id: number };
 
 export type ToPrimary =
   | { t: 'listening' }
@@ -64,4 +66,6 @@ export type ToPrimary =
   /** This worker invalidated these resources (a batch, one entry per resource): tell every worker, sweep the disk tier. */
   | { t: 'invalidate'; invalidations: Invalidation[] }
   /** Sent after the worker's last telemetry message (IPC keeps order): the primary may now stop the agent. */
-  | { t: 'drained' };
+  | { t: 'drained' }
+  /** The worker's metrics (prom-client's getMetricsAsJSON()), for the scrape `id`. */
+  | { t: 'metrics'; id: number; metrics: object[] };

@@ -44,6 +44,7 @@ import type { OriginObservation } from '../origin/observation.js';
 import { alwaysHttpsPhase } from '../tls/always-https-phase.js';
 import { hstsPhase } from '../tls/hsts-phase.js';
 import type { TelemetryBuffer } from './telemetry-buffer.js';
+import type { WorkerMetrics } from '../metrics/worker-metrics.js';
 
 /** What a worker's request handling is made of, built once per worker. */
 export type WorkerPipeline = {
@@ -68,6 +69,8 @@ type Deps = {
   config: Config;
   logger: Logger;
   telemetry: TelemetryBuffer;
+  /** The worker's metrics (docs/metrics.md, "Edge"); nothing is counted when absent. */
+  metrics?: WorkerMetrics;
   /** Tells the primary about resources this worker invalidated. */
   notifyInvalidation?: (invalidations: Invalidation[]) => void;
 };
@@ -84,14 +87,16 @@ function writeToSocket(socket: Socket, response: EdgeResponse): void {
 }
 
 /** Assembles the phases of a worker in their order (docs/edge.md, "Pipeline"). */
-export async function buildWorkerPipeline({ config, logger, telemetry, notifyInvalidation }: Deps): Promise<WorkerPipeline> {
+export async function buildWorkerPipeline({ config, logger, telemetry, metrics, notifyInvalidation }: Deps): Promise<WorkerPipeline> {
   const country: CountryServices = await createCountryServices(config, logger);
   const health = new OriginHealthView({ onObservation: (observation) => telemetry.observation(observation) });
   const breakers = new OriginBreakers();
   const budget = new RetryBudget();
   const cdnLoop = cdnLoopId(config.edgeClearanceSecret!);
-  const fetcher = createOriginFetcher({ config, health, breakers, budget, cdnLoop });
+  const fetcher = createOriginFetcher({ config, health, breakers, budget, cdnLoop, metrics });
   const memory = new MemoryTier(config.edgeCacheMemoryBytes);
+  let active: ActiveConfig | undefined;
+  metrics?.watch({ memory, breakers, active: () => active });
   const purgeLog = new PurgeLog();
   const invalidations = new InvalidationLog();
   const disk = config.edgeCacheDiskBytes > 0 ? new DiskTier(path.join(config.edgeDataDir, 'cache'), config.edgeCacheDiskBytes) : null;
@@ -107,7 +112,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry, notifyInv
   });
   const invalidate = createInvalidationPhase({ memory, invalidations, notify: notifyInvalidation ?? (() => undefined) });
   const challenge = challengePhase({ secret: config.edgeClearanceSecret!, ttlSeconds: config.edgeClearanceTtlSeconds });
-  const log = createLogPhase(telemetry);
+  const log = createLogPhase(telemetry, metrics);
   const security = [ipRulesPhase, wafPhase, rateLimitPhase(), challenge];
   const beforeOrigin = [hostPhase, alwaysHttpsPhase, loopPhase(cdnLoop), country.phase, factsPhase, pageRulesPhase, redirectsPhase, ...security, requestHeaderRulesPhase];
   const responsePhases = [cacheHeaderPhase, invalidate, hstsPhase, headerRulesPhase, hygienePhase];
@@ -127,6 +132,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry, notifyInv
     answer: (ctx) => main.answer(ctx),
     clientIp: (req, peer) => country.clientIp(req, peer),
     onConfig(next, first) {
+      active = next;
       const fresh = next.purges.filter((purge) => !seenPurges.has(purge.id));
       for (const purge of fresh) seenPurges.add(purge.id);
       if (!first) applyPurges(fresh, memory, next, purgeLog);

@@ -13,7 +13,7 @@ import { pebbleMissing } from '../../support/pebble.js';
 
 const run = promisify(execFile);
 
-type Ports = { core: number; edge: number; edgeTls: number; origin: number; dns: number; dnsApi: number; acme: number; acmeManagement: number };
+type Ports = { core: number; edge: number; edgeTls: number; edgeMetrics: number; origin: number; dns: number; dnsApi: number; acme: number; acmeManagement: number };
 
 /** A walk-through block of the README (after its `<!-- marker`), with the documented ports replaced by free ones. */
 async function walkthrough(marker: string, ports: Ports, dataDir: string): Promise<string> {
@@ -61,7 +61,7 @@ describe('the README walk-through: npm start, one site, a MISS then a HIT throug
   async function startLocal(): Promise<void> {
     output = '';
     local = spawn(process.execPath, ['bin/cdn.js', 'local'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, CDN_DATA_DIR: dataDir, CDN_CORE_PORT: String(ports.core), CDN_EDGE_HTTP_PORT: String(ports.edge), CDN_EDGE_HTTPS_PORT: String(ports.edgeTls), CDN_EDGE_WORKERS: '1', CDN_LOCAL_DNS_PORT: String(ports.dns), CDN_LOCAL_POWERDNS_API_PORT: String(ports.dnsApi), CDN_LOCAL_ACME_PORT: String(ports.acme), CDN_LOCAL_ACME_MANAGEMENT_PORT: String(ports.acmeManagement), CDN_LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CDN_DATA_DIR: dataDir, CDN_CORE_PORT: String(ports.core), CDN_EDGE_HTTP_PORT: String(ports.edge), CDN_EDGE_HTTPS_PORT: String(ports.edgeTls), CDN_EDGE_METRICS_PORT: String(ports.edgeMetrics), CDN_EDGE_WORKERS: '1', CDN_LOCAL_DNS_PORT: String(ports.dns), CDN_LOCAL_POWERDNS_API_PORT: String(ports.dnsApi), CDN_LOCAL_ACME_PORT: String(ports.acme), CDN_LOCAL_ACME_MANAGEMENT_PORT: String(ports.acmeManagement), CDN_LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     local.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -90,7 +90,7 @@ describe('the README walk-through: npm start, one site, a MISS then a HIT throug
   let ports: Ports;
 
   it('serves the origin through the edge and caches it', async () => {
-    ports = { core: await freePort(), edge: await freePort(), edgeTls: await freePort(), origin: await freePort(), dns: await freePort(), dnsApi: await freePort(), acme: await freePort(), acmeManagement: await freePort() };
+    ports = { core: await freePort(), edge: await freePort(), edgeTls: await freePort(), edgeMetrics: await freePort(), origin: await freePort(), dns: await freePort(), dnsApi: await freePort(), acme: await freePort(), acmeManagement: await freePort() };
     dataDir = await mkdtemp(path.join(tmpdir(), 'cdn-local-'));
     databaseUrl = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
     await startLocal();

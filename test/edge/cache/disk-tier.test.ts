@@ -117,6 +117,8 @@ describe('edge cache disk tier', () => {
     }
     await index.evict();
     expect(index.bytes).to.be.at.most(5000);
+    // Four files stored, each counted once when it went.
+    expect(index.evictions).to.be.greaterThan(0).and.to.equal(4 - index.count);
     expect(await tier.get('a')).to.equal(undefined);
     expect(await tier.get('d')).to.not.equal(undefined);
     const again = await tier.put(entry('b', 1500));

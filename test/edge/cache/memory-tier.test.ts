@@ -16,6 +16,14 @@ describe('edge cache memory tier', () => {
     expect(tier.get(name(39))).to.not.equal(undefined);
   });
 
+  it('counts the entries it evicted, and not those deleted', () => {
+    const tier = new MemoryTier(entrySize(entry(name(0), 1000)) * 16);
+    for (let i = 0; i < 20; i++) tier.set(entry(name(i), 1000));
+    tier.delete(name(19));
+    tier.deleteWhere(() => true);
+    expect(tier.evictions).to.equal(4);
+  });
+
   it('keeps an entry that was read recently', () => {
     const tier = new MemoryTier(entrySize(entry(name(0), 100)) * 16);
     for (let i = 0; i < 16; i++) tier.set(entry(name(i), 100));
