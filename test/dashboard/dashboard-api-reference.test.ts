@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expectAccessibleAtBothWidths } from '../support/dashboard-browser.js';
+import { expectAccessibleAtBothWidths, logIn } from '../support/dashboard-browser.js';
 import { TestCore, type Json } from '../support/core.js';
 
 const ADMIN = { username: 'reference-admin', password: 'reference-admin-password-1' };
@@ -26,11 +26,7 @@ describe('the dashboard: an API reference rendered from the OpenAPI document', f
     page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
     page.on('pageerror', (error) => consoleErrors.push(error.message));
     page.on('request', (request) => !request.url().startsWith(core.url) && foreignRequests.push(request.url()));
-    await page.goto(`${core.url}/`);
-    await page.getByLabel('Username').fill(ADMIN.username);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await logIn(page, core.url, ADMIN);
   });
   after(async () => {
     await browser?.close();
