@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { stringify } from 'yaml';
 import { expect } from 'chai';
 import { documentedCoreMetrics, documentedEdgeMetrics } from '../support/prometheus-text.js';
-import { ALERT_RULES_FILE, alertRules, dashboard, dashboardPanels, metricNamesIn, queriedMetrics } from '../support/monitoring-queries.js';
+import { ALERT_RULES_FILE, alertRules, dashboard, dashboardPanels, metricNamesIn, monitoringQueries, queriedMetrics } from '../support/monitoring-queries.js';
 
 // deploy/prometheus/cdn-alerts.yml and deploy/grafana/cdn-dashboard.json: their shape, and that
 // they query only documented metrics. That every queried metric is in a real scrape is checked by
@@ -14,8 +16,32 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const PROCESS_METRIC = /^(?:process|nodejs)_/;
 const HISTOGRAM_SAMPLES = ['_bucket', '_sum', '_count'];
 
+// What Grafana puts in place of the dashboard's variables before it sends a query.
+const GRAFANA_VARIABLES: [RegExp, string][] = [[/\$__rate_interval/g, '1m'], [/\$\w+/g, '.*']];
+
 function promtoolAvailable(): boolean {
   return spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).status === 0;
+}
+
+function skipWithoutPromtool(context: Mocha.Context): void {
+  if (promtoolAvailable()) return;
+  console.log('    skipped: promtool is not installed (Debian package prometheus; its install starts a Prometheus server, so .ci/run does not add it)');
+  context.skip();
+}
+
+/** `promtool check rules` on a rules file; its exit status and output. */
+function promtoolCheckRules(file: string): { status: number | null; output: string } {
+  const check = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
+  return { status: check.status, output: `${check.stdout}${check.stderr}` };
+}
+
+/** The dashboard's queries as recording rules, its variables replaced as Grafana would, in a rules file promtool can parse. */
+function dashboardQueriesAsRules(dir: string): string {
+  const queries = monitoringQueries().filter(({ where }) => !where.startsWith(ALERT_RULES_FILE));
+  const rules = queries.map(({ expr }, index) => ({ record: `dashboard:query_${index}`, expr: GRAFANA_VARIABLES.reduce((text, [variable, value]) => text.replace(variable, value), expr) }));
+  const file = path.join(dir, 'dashboard-queries.yml');
+  writeFileSync(file, stringify({ groups: [{ name: 'dashboard', rules }] }));
+  return file;
 }
 
 /** The names a scrape may carry for the documented metrics: a histogram's as its _bucket, _sum and _count. */
@@ -59,13 +85,10 @@ describe('Prometheus alert rules (deploy/prometheus/cdn-alerts.yml)', () => {
   });
 
   it('pass promtool check rules', function () {
-    if (!promtoolAvailable()) {
-      console.log('    skipped: promtool is not installed (Debian package prometheus; its install starts a Prometheus server, so .ci/run does not add it)');
-      this.skip();
-    }
-    const check = spawnSync('promtool', ['check', 'rules', path.join(ROOT, ALERT_RULES_FILE)], { encoding: 'utf8' });
-    expect(check.status, `${check.stdout}${check.stderr}`).to.equal(0);
-    expect(check.stdout).to.include(`SUCCESS: ${alertRules().length} rules found`);
+    skipWithoutPromtool(this);
+    const check = promtoolCheckRules(path.join(ROOT, ALERT_RULES_FILE));
+    expect(check.status, check.output).to.equal(0);
+    expect(check.output).to.include(`SUCCESS: ${alertRules().length} rules found`);
   });
 });
 
@@ -79,6 +102,17 @@ describe('Grafana dashboard (deploy/grafana/cdn-dashboard.json)', () => {
     ];
     expect(datasources).to.not.be.empty;
     for (const datasource of datasources) expect(datasource).to.deep.equal({ type: 'prometheus', uid: '${datasource}' });
+  });
+
+  it('has queries promtool parses as PromQL, its variables replaced as Grafana does', function () {
+    skipWithoutPromtool(this);
+    const dir = mkdtempSync(path.join(tmpdir(), 'cdn-dashboard-'));
+    try {
+      const check = promtoolCheckRules(dashboardQueriesAsRules(dir));
+      expect(check.status, check.output).to.equal(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('covers the core and the edge fleet', () => {
