@@ -7,6 +7,7 @@ import { TestCore, type Json } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
 import { GitopsRepo } from '../support/gitops-repo.js';
 import { PowerDnsServer, powerDnsMissing } from '../support/powerdns.js';
+import { queriedMetricsMissingFrom } from '../support/monitoring-queries.js';
 import { documentedCoreMetrics, parseExposition, samplesOf, valueOf, type Sample } from '../support/prometheus-text.js';
 
 const APEX = 'metrics.example';
@@ -136,6 +137,12 @@ describe('Core metrics at /metrics after traffic', function () {
     for (const metric of documented) {
       for (const sample of samplesOf(samples, metric)) expect(Object.keys(sample.labels).sort(), metric.name).to.deep.equal([...metric.labels].sort());
     }
+  });
+
+  it('serves every core metric the alert rules and the Grafana dashboard (deploy/) query', async () => {
+    await heartbeat();
+    const samples = await whenScraped('every queried core metric', (scraped) => queriedMetricsMissingFrom(scraped, false).length === 0).catch(() => scrape());
+    expect(queriedMetricsMissingFrom(samples, false)).to.deep.equal([]);
   });
 
   it('counts requests under their route template, method and status class, never the raw path', async () => {

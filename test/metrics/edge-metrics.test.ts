@@ -5,6 +5,7 @@ import { TestCore } from '../support/core.js';
 import { EdgeProcess } from '../support/edge-process.js';
 import { createSite, publish, TestOrigin } from '../support/edge-site.js';
 import { eventually } from '../support/eventually.js';
+import { queriedMetricsMissingFrom } from '../support/monitoring-queries.js';
 import { documentedEdgeMetrics, parseExposition, samplesOf, valueOf, type Sample } from '../support/prometheus-text.js';
 import type { RawRequest, RawResponse } from '../support/raw-http.js';
 
@@ -114,6 +115,11 @@ describe('Edge metrics on the metrics port after traffic through the edge', func
     for (const metric of documented) {
       for (const sample of samplesOf(samples, metric)) expect(Object.keys(sample.labels).sort(), metric.name).to.deep.equal([...metric.labels].sort());
     }
+  });
+
+  it('serves every edge metric the alert rules and the Grafana dashboard (deploy/) query', async () => {
+    const samples = await whenScraped('every queried edge metric', (scraped) => queriedMetricsMissingFrom(scraped, true).length === 0).catch(() => scrape());
+    expect(queriedMetricsMissingFrom(samples, true)).to.deep.equal([]);
   });
 
   it('counts every request once across both workers, by status class and cache status', async () => {
