@@ -62,7 +62,7 @@ describe('HTTP conventions', () => {
     expect(health.time).to.be.a('number');
     const cdnHealth = await core.get('/cdn-health');
     expect(cdnHealth).to.include({ ok: true });
-    expect(cdnHealth.checks).to.deep.equal({ database: 'ok' });
+    expect(cdnHealth.checks).to.deep.equal({ database: 'ok', migrations: 'ok' });
   });
 
   it('reports readiness detail with the migration state', async () => {

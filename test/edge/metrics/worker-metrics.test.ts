@@ -15,7 +15,8 @@ import { parseExposition, valueOf, type Sample } from '../../support/prometheus-
 const ORIGIN = { id: 'o-1', scheme: 'http', host: 'origin.test', port: 8080, circuit_breaker: { failure_threshold: 1, window_seconds: 10, cooldown_seconds: 60 } } as unknown as SnapshotOrigin;
 // The part of an active config the breaker gauges read: its domains and their origins.
 const ACTIVE = { domains: [{ apex: 'listed.example', origins: [ORIGIN] }, { apex: 'other.example', origins: [] }] } as unknown as ActiveConfig;
-const STATUS: AgentStatusView = {
+// Made when a scrape reads it: the snapshot was activated 30 s before (mocha loads every file long before it runs this one).
+const status = (): AgentStatusView => ({
   edge_id: 'edge-1',
   config: { version: 7, loaded_at: Math.floor(Date.now() / 1000) - 30, stale_seconds: 0, reloads: 3, reload_failures: 1, pull_failures: 2 },
   heartbeat: {},
@@ -23,7 +24,7 @@ const STATUS: AgentStatusView = {
   purges: { applied: 0, failed: 0, pending: 0 },
   workers: { configured: 2, alive: 2, on_active_version: 1 },
   core_version: 7,
-};
+});
 
 function worker(): { metrics: WorkerMetrics; breakers: OriginBreakers } {
   const metrics = new WorkerMetrics(['listed.example']);
@@ -43,7 +44,7 @@ describe('edge worker metrics, added up by the primary', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   async function scrape(workers: WorkerMetrics[], missing = 0): Promise<Sample[]> {
-    const edge = new EdgeMetrics({ status: () => STATUS, disk }, async () => ({ metrics: await Promise.all(workers.map((one) => one.registry.getMetricsAsJSON())), missing }));
+    const edge = new EdgeMetrics({ status, disk }, async () => ({ metrics: await Promise.all(workers.map((one) => one.registry.getMetricsAsJSON())), missing }));
     return parseExposition(await edge.exposition());
   }
 
