@@ -8,6 +8,7 @@ import { eventually } from '../support/eventually.js';
 import { queriedMetricsMissingFrom } from '../support/monitoring-queries.js';
 import { documentedEdgeMetrics, parseExposition, samplesOf, valueOf, type Sample } from '../support/prometheus-text.js';
 import type { RawRequest, RawResponse } from '../support/raw-http.js';
+import { sendRaw } from '../support/raw-socket.js';
 
 const TOKEN = 'cdnedge_e2e-edge-metrics-0123456789abcd';
 const LISTED = 'metrics.example';
@@ -138,6 +139,18 @@ describe('Edge metrics on the metrics port after traffic through the edge', func
     expect(sum(samples, 'cdn_edge_domain_requests_total', { domain: 'other.example' })).to.equal(0);
     // Every request but the unlisted site's and the unknown host's.
     expect(sum(samples, 'cdn_edge_domain_requests_total', { domain: LISTED })).to.equal(sum(samples, 'cdn_edge_requests_total') - 2);
+  });
+
+  it('counts a listed domain however a raw client spells it: case, trailing dot, port, an absolute-form target over another Host, hop-by-hop headers', async () => {
+    const before = sum(await scrape(), 'cdn_edge_domain_requests_total', { domain: LISTED });
+    const spellings = [
+      `GET /raw-case HTTP/1.1\r\nHost: ${LISTED.toUpperCase()}.:${edge.port}\r\nConnection: close\r\n\r\n`,
+      `GET http://${LISTED}/raw-absolute?q=1 HTTP/1.1\r\nHost: ${UNLISTED}\r\nConnection: close\r\n\r\n`,
+      `GET /raw-hop?x=%41 HTTP/1.1\r\nHost: ${LISTED}\r\nTE: trailers\r\nX-Hop: 1\r\nConnection: close, X-Hop\r\n\r\n`,
+    ];
+    for (const bytes of spellings) expect((await sendRaw(edge.port, bytes)).status, bytes.split('\r\n')[0]).to.equal(200);
+    const samples = await whenScraped('the raw requests counted', (scraped) => sum(scraped, 'cdn_edge_domain_requests_total', { domain: LISTED }) === before + spellings.length);
+    expect(new Set(samples.filter((sample) => sample.name === 'cdn_edge_domain_requests_total').map((sample) => sample.labels.domain))).to.deep.equal(new Set([LISTED, 'other.example']));
   });
 
   it('reports the hit ratio from the summed counts', async () => {
