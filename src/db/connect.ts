@@ -2,12 +2,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import { openDatabase, type Database } from './client.js';
 import { startEmbeddedPostgres } from './embedded.js';
-import { migrate, migrationStatus } from './migrator.js';
+import { migrate, migrationStatus, pendingNames } from './migrator.js';
 
 export type Connection = Database & { url: string; embedded: boolean; shutdown: () => Promise<void> };
 
 async function warnAboutPendingMigrations(database: Database, logger: Logger): Promise<void> {
-  const pending = (await migrationStatus(database.pool)).filter((state) => state.state === 'pending').map((state) => state.name);
+  const pending = pendingNames(await migrationStatus(database.pool));
   if (pending.length) logger.warn({ pending }, 'pending migrations are not applied (CDN_AUTO_MIGRATE=false); run `cdn migrate`');
 }
 

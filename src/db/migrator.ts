@@ -94,6 +94,11 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
   });
 }
 
+/** The names of the migrations of `states` not applied yet, in order. */
+export function pendingNames(states: MigrationState[]): string[] {
+  return states.filter((state) => state.state === 'pending').map((state) => state.name);
+}
+
 /** Every migration on disk with whether it is applied; also verifies checksums of applied ones. */
 export async function migrationStatus(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<MigrationState[]> {
   const files = await readMigrations(dir);

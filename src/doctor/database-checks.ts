@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import type { Config } from '../config/load.js';
 import type { Db } from '../db/client.js';
-import { migrationStatus } from '../db/migrator.js';
+import { migrationStatus, pendingNames } from '../db/migrator.js';
 import { pingDatabase } from '../db/ping.js';
 import { platformNameservers } from '../features/domains/platform-nameservers.js';
 import { checkLine, someOf, unsafeStatus, type CheckResult } from './check-result.js';
@@ -15,7 +15,7 @@ async function migrationsLine(pool: pg.Pool, pingMs: number): Promise<CheckResul
   } catch (error) {
     return checkLine('database', 'fail', `reachable, but ${(error as Error).message}`, 'see docs/database.md, Migrations');
   }
-  const pending = states.filter((state) => state.state === 'pending').map((state) => state.name);
+  const pending = pendingNames(states);
   if (pending.length) {
     return checkLine('database', 'fail', `reachable, ${pending.length} of ${states.length} migrations pending (${someOf(pending.reverse())})`, 'back the database up, then run `cdn migrate` (or start a core with CDN_AUTO_MIGRATE=true)');
   }

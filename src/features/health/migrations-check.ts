@@ -2,7 +2,7 @@
 // applied. A core started with CDN_AUTO_MIGRATE=false on a database that is behind answers /ready
 // with 503 until `cdn migrate` has run, so a load balancer sends it nothing (docs/database.md).
 import type pg from 'pg';
-import { migrationStatus } from '../../db/migrator.js';
+import { migrationStatus, pendingNames } from '../../db/migrator.js';
 
 /** A current schema is trusted this long before it is read again (migrations do not go backwards). */
 const CURRENT_FOR_MS = 30_000;
@@ -15,7 +15,7 @@ export function migrationsCheck(pool: pg.Pool): () => Promise<MigrationsCheck> {
   return async () => {
     if (Date.now() < currentUntil) return { ok: true };
     try {
-      const pending = (await migrationStatus(pool)).filter((state) => state.state === 'pending').map((state) => state.name);
+      const pending = pendingNames(await migrationStatus(pool));
       if (pending.length) return { ok: false, pending };
     } catch (error) {
       return { ok: false, error: (error as Error).message };

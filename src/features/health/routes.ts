@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../http/app.js';
 import { Reply, type Route } from '../../http/route.js';
 import { pingDatabase } from '../../db/ping.js';
-import { migrationStatus } from '../../db/migrator.js';
+import { migrationStatus, pendingNames, type MigrationState } from '../../db/migrator.js';
 import { sslSchedulerStatus } from '../ssl/scheduler-status.js';
 import { retentionStatus } from '../../core/retention-state.js';
 import { secretBoxOf } from '../ssl/key-storage.js';
@@ -86,6 +86,6 @@ function sslKeyStorageStatus(config: AppDeps['config']) {
   return box ? { key_storage: 'configured', key_id: box.keyId } : { key_storage: 'not configured: set CDN_SSL_SECRET_KEY', key_id: null };
 }
 
-function summarize(states: { name: string; state: string }[]) {
-  return { applied: states.filter((s) => s.state === 'applied').length, pending: states.filter((s) => s.state === 'pending').map((s) => s.name) };
+function summarize(states: MigrationState[]) {
+  return { applied: states.filter((s) => s.state === 'applied').length, pending: pendingNames(states) };
 }
