@@ -22,7 +22,7 @@ import { purgedSinceStored } from './purge.js';
 import { PurgeLog } from './purge-log.js';
 import { updatedHeaders, validatorsOf } from './revalidation.js';
 import { entriesFor, originHeadersOf, type FetchTimes } from './stored-entry.js';
-import { discardBody, storeUnread, teeForStore } from './tee.js';
+import { discardBody, STORE_WAIT_MS, storeUnread, teeForStore } from './tee.js';
 import type { CacheEntry, CacheRule } from './types.js';
 
 /** How the cache asks the origin: `detached` for a background refresh, `conditional` validators of the stored object. */
@@ -115,6 +115,8 @@ class CachePhase implements Phase {
       ctx.response = deliver(ctx, entry, 'HIT', now);
       return true;
     }
+    // A key whose last answer could not be stored (no-store, private…) is not looked for on disk: it is not there.
+    if (this.coalescing.off(key)) return this.fetch(ctx, rule, key, undefined, 'may-wait');
     return this.slowPath(ctx, rule, key);
   }
 
@@ -125,8 +127,6 @@ class CachePhase implements Phase {
   }
 
   private async slowPath(ctx: RequestContext, rule: CacheRule | undefined, key: string): Promise<boolean> {
-    // A key whose last answer could not be stored (no-store, private…) is not looked for on disk: it is not there.
-    if (this.coalescing.off(key)) return this.fetch(ctx, rule, key, undefined, 'may-wait');
     const entry = await this.lookup(key, ctx);
     try {
       const now = this.now();
@@ -261,11 +261,11 @@ class CachePhase implements Phase {
   }
 
   // Sends the origin's response on and stores it once its body is complete, when it may be stored.
-  private fill(ctx: RequestContext, rule: CacheRule | undefined, key: string, response: EdgeResponse, status: CacheStatus, settle: Settle, purgesBefore: number, fetchedAt: number): true {
+  private fill(ctx: RequestContext, rule: CacheRule | undefined, key: string, response: EdgeResponse, status: CacheStatus, settle: Settle, purgesBefore: number, fetchedAt: number): true | Promise<true> {
     const receivedAt = this.now();
     const fresh = this.freshness(ctx, rule, response, receivedAt);
-    const declared = Number(response.headers['content-length'] ?? 0);
-    if (!fresh.store || declared > this.storage.limit) {
+    const size = Buffer.isBuffer(response.body) ? response.body.length : Number(response.headers['content-length'] ?? 0);
+    if (!fresh.store || size > this.storage.limit) {
       settle('not_stored');
       this.coalescing.stop(key, receivedAt);
       return this.pass(ctx, response, status);
@@ -275,8 +275,8 @@ class CachePhase implements Phase {
     const client: EdgeResponse = { status: response.status, headers: { ...response.headers }, body };
     if (fresh.clientCacheControl !== undefined) client.headers['cache-control'] = fresh.clientCacheControl;
     if (body === null || Buffer.isBuffer(body)) {
-      void this.storage.storeWhole(body, job);
-      return this.pass(ctx, client, status);
+      const stored = this.storage.storeWhole(body, job);
+      return this.disk ? this.passOnceShared(ctx, client, status, stored) : this.pass(ctx, client, status);
     }
     const writer = this.storage.writer(response.headers['content-length'], job, () => this.coalescing.stop(key, receivedAt));
     // Every disk fill slot is taken: the response goes to the client as it came, not stored.
@@ -285,6 +285,15 @@ class CachePhase implements Phase {
       return this.pass(ctx, response, status);
     }
     client.body = teeForStore(body, writer);
+    return this.pass(ctx, client, status);
+  }
+
+  // A whole body is answered once it reached the shared (disk) tier, or after STORE_WAIT_MS, as the
+  // tee holds a streamed body's last bytes: a client that has the whole answer finds it on any worker.
+  private async passOnceShared(ctx: RequestContext, client: EdgeResponse, status: CacheStatus, stored: Promise<void>): Promise<true> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([stored, new Promise((resolve) => (timer = setTimeout(resolve, STORE_WAIT_MS)))]);
+    clearTimeout(timer);
     return this.pass(ctx, client, status);
   }
 
@@ -319,7 +328,8 @@ class CachePhase implements Phase {
       }
       const fresh = this.freshness(ctx, rule, response, receivedAt);
       const body = response.body;
-      if (!fresh.store || Number(response.headers['content-length'] ?? 0) > this.storage.limit) {
+      const size = Buffer.isBuffer(body) ? body.length : Number(response.headers['content-length'] ?? 0);
+      if (!fresh.store || size > this.storage.limit) {
         discardBody(body);
         return settle('not_stored');
       }

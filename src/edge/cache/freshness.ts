@@ -52,13 +52,12 @@ export type Freshness = {
   clientCacheControl: string | undefined;
 };
 
-const NOT_STORED = { store: false, freshMs: 0, swrMs: 0, sieMs: 0, initialAgeSeconds: 0, clientCacheControl: undefined };
-
 /** Heuristic freshness is this share of the time since Last-Modified (RFC 9111 §4.2.2's "typical setting"). */
 const HEURISTIC_FRACTION = 0.1;
 
+// Written as the literal decideFreshness returns, fields in the same order: one object shape for both.
 function notStored(reason: string): Freshness {
-  return { ...NOT_STORED, reason };
+  return { store: false, reason, freshMs: 0, swrMs: 0, sieMs: 0, initialAgeSeconds: 0, clientCacheControl: undefined };
 }
 
 function present(value: number | null | undefined): value is number {

@@ -2,7 +2,7 @@
 import { PassThrough, pipeline, type Readable, type Writable } from 'node:stream';
 
 /** How long the last bytes of a response wait for its object to reach the shared tier. */
-const STORE_WAIT_MS = 100;
+export const STORE_WAIT_MS = 100;
 
 /**
  * Returns the stream the client reads; `sink` gets the same bytes, is ended when

@@ -112,17 +112,21 @@ function streamBody(plan: AttemptPlan, request: ClientRequest): () => void {
 export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const { origin } = plan;
-    const options = { agent: plan.agent, host: socketHost(origin.host), port: origin.port, method: plan.method, path: plan.target, headers: plan.headers, servername: plan.servername };
+    // An empty servername for plain http spares the agent deriving one from the Host header for each request (only TLS uses it).
+    const options = { agent: plan.agent, host: socketHost(origin.host), port: origin.port, method: plan.method, path: plan.target, headers: plan.headers, servername: origin.scheme === 'https' ? plan.servername : '' };
     const request = (origin.scheme === 'https' ? https : http).request(options);
     plan.onRequest?.(request);
     let stage: Stage = 'queued';
     let mark: SocketMark | undefined;
     let stopBody = (): void => {};
     const fail = (kind: OriginError['kind'], message: string): void => void request.destroy(new OriginError(kind, message, origin.id));
-    const connectTimer = setTimeout(() => {
-      if (stage === 'queued') fail('overloaded', `no free connection within ${plan.connectTimeoutMs} ms`);
-      else fail('timeout', `not connected within ${plan.connectTimeoutMs} ms`);
-    }, plan.connectTimeoutMs);
+    // A pooled connection handed over at once (the agent marks the request reusedSocket) is ready: no timer to set and clear.
+    const connectTimer = request.reusedSocket
+      ? undefined
+      : setTimeout(() => {
+          if (stage === 'queued') fail('overloaded', `no free connection within ${plan.connectTimeoutMs} ms`);
+          else fail('timeout', `not connected within ${plan.connectTimeoutMs} ms`);
+        }, plan.connectTimeoutMs);
     const ready = (): void => {
       stage = 'ready';
       clearTimeout(connectTimer);

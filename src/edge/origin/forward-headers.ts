@@ -17,8 +17,9 @@ const DROPPED_REQUEST_HEADERS = new Set([
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 // The extra hop-by-hop names an origin's Connection header lists (bounded: a header line is at most 16 KB anyway).
+// The usual values name none beyond the hop-by-hop headers dropped anyway.
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
-  if (!value) return undefined;
+  if (!value || value === 'keep-alive' || value === 'close') return undefined;
   const text = Array.isArray(value) ? value.join(',') : value;
   return new Set(text.toLowerCase().split(',').map((token) => token.trim()).filter(Boolean));
 }

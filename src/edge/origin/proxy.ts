@@ -6,6 +6,7 @@ import type { Config } from '../../config/load.js';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 import type { RequestContext } from '../pipeline/context.js';
 import type { EdgeResponse } from '../pipeline/response.js';
+import { arrivedBody } from './arrived-body.js';
 import { attemptOrigin, type BodyState } from './attempt.js';
 import type { OriginBreakers } from './breaker.js';
 import { forwardHeaders, hasRequestBody, responseHeaders } from './forward-headers.js';
@@ -51,8 +52,6 @@ const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'D
 // Failures that count against the origin; all but an invalid response may be retried (an answer is not asked for twice).
 const BLAMED_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout', 'invalid_response']);
 const RETRYABLE_KINDS = new Set<OriginError['kind']>(['connect', 'tls', 'timeout']);
-// Failures met before (or instead of) any attempt: counted once per request (the others once per attempt, where they happen).
-const REFUSED_BEFORE_ANY_ATTEMPT = new Set<OriginError['kind']>(['breaker_open', 'no_origin', 'too_large']);
 
 function noBody(method: string, status: number): boolean {
   return method === 'HEAD' || status === 204 || status === 304;
@@ -164,8 +163,11 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     // A body cut off later (reset, read timeout) reaches the writer through its stream.
     response.on('error', () => {});
     ctx.originId = origin.id;
-    if (noBody(ctx.method, status)) response.resume();
-    return { status, headers: responseHeaders(response.headers), body: noBody(ctx.method, status) ? null : response };
+    if (noBody(ctx.method, status)) {
+      response.resume();
+      return { status, headers: responseHeaders(response.headers), body: null };
+    }
+    return { status, headers: responseHeaders(response.headers), body: arrivedBody(response) ?? response };
   }
 
   // A response with a status no client can be given: the origin's failure, never retried (as a 5xx is not), and its connection is not reused.
@@ -188,24 +190,24 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     return allowed;
   }
 
-  async function fetchOrigin(ctx: RequestContext, options: FetchOptions = {}): Promise<EdgeResponse> {
-    try {
-      return await fetchFromOrigins(ctx, options);
-    } catch (error) {
-      if (error instanceof OriginError && REFUSED_BEFORE_ANY_ATTEMPT.has(error.kind)) metrics?.originFailed(error.kind);
-      throw error;
-    }
+  // A refusal before any attempt: counted here, once per request (attempts count their own failures).
+  function refuse(kind: 'no_origin' | 'too_large' | 'breaker_open', message: string): Promise<never> {
+    metrics?.originFailed(kind);
+    return Promise.reject(new OriginError(kind, message));
   }
 
-  async function fetchFromOrigins(ctx: RequestContext, options: FetchOptions): Promise<EdgeResponse> {
+  function fetchOrigin(ctx: RequestContext, options: FetchOptions = {}): Promise<EdgeResponse> {
     const domain = ctx.domain;
-    if (!domain || domain.origins.length === 0) throw new OriginError('no_origin', 'the domain has no routable origin');
+    if (!domain || domain.origins.length === 0) return refuse('no_origin', 'the domain has no routable origin');
     const length = Number(ctx.req.headers['content-length'] ?? 0);
-    if (length > config.edgeClientMaxBodyBytes) throw new OriginError('too_large', `content-length ${length} above ${config.edgeClientMaxBodyBytes}`);
+    if (length > config.edgeClientMaxBodyBytes) return refuse('too_large', `content-length ${length} above ${config.edgeClientMaxBodyBytes}`);
     const order = orderOrigins(domain, seedOf(ctx), health, Date.now(), breakers);
-    if (order.length === 0) throw new OriginError('breaker_open', 'every origin\'s circuit breaker is open');
+    if (order.length === 0) return refuse('breaker_open', 'every origin\'s circuit breaker is open');
     budget.noteRequest(domain.id, Date.now());
+    return fetchFromOrigins(ctx, options, order);
+  }
 
+  async function fetchFromOrigins(ctx: RequestContext, options: FetchOptions, order: SnapshotOrigin[]): Promise<EdgeResponse> {
     // A client that leaves while the edge waits for the origin aborts the origin request.
     let current: ClientRequest | undefined;
     let clientGone = !options.detached && ctx.req.socket.destroyed;
@@ -241,8 +243,10 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     for (let index = 0; ; index++) {
       const origin = order[index % order.length];
       if (!breakers.tryAcquire(origin, Date.now())) {
-        if (++refusedInARow >= order.length) throw lastError ?? new OriginError('breaker_open', 'every origin\'s circuit breaker is open');
-        continue;
+        if (++refusedInARow < order.length) continue;
+        if (lastError !== undefined) throw lastError;
+        metrics?.originFailed('breaker_open');
+        throw new OriginError('breaker_open', 'every origin\'s circuit breaker is open');
       }
       refusedInARow = 0;
       try {

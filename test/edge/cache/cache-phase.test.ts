@@ -11,6 +11,7 @@ import { PurgeLog } from '../../../src/edge/cache/purge-log.js';
 import type { ActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { RequestContext } from '../../../src/edge/pipeline/context.js';
 import type { Phase } from '../../../src/edge/pipeline/phase.js';
+import type { EdgeResponse } from '../../../src/edge/pipeline/response.js';
 import { answer, bodyOf, cachePhaseIn, configWith, contextFor, DOMAIN_ID, eventually, forwardedHeaders, Origin, proxyTo, type RequestOptions } from './helpers.js';
 
 const URL = 'http://www.example.com/page';
@@ -346,6 +347,31 @@ describe('edge cache phase', () => {
     expect(second.body.length).to.equal(big.length);
     expect(origin.requests).to.equal(2);
     expect(stored).to.deep.equal([]);
+  });
+
+  it('does not store a whole body (arrived with its headers, without Content-Length) larger than the largest storable one', async () => {
+    const body = Buffer.alloc(32 * 1024, 'x');
+    let fetches = 0;
+    const fetchOrigin = async (): Promise<EdgeResponse> => {
+      fetches++;
+      return { status: 200, headers: { 'content-type': 'text/plain', 'cache-control': 'max-age=600' }, body };
+    };
+    const phase = phaseWith({ maxObjectBytes: 16 * 1024, fetchOrigin });
+    const config = configWith();
+    expect((await get(phase, config)).body.length).to.equal(body.length);
+    const second = await get(phase, config);
+    expect([second.ctx.cacheStatus, second.body.length, fetches]).to.deep.equal(['MISS', body.length, 2]);
+    expect(stored).to.deep.equal([]);
+  });
+
+  it('stores a whole body that arrived with its headers and serves it as a hit', async () => {
+    const fetchOrigin = async (): Promise<EdgeResponse> => ({ status: 200, headers: { 'content-type': 'text/plain', 'cache-control': 'max-age=600' }, body: Buffer.from('arrived whole') });
+    const phase = phaseWith({ fetchOrigin });
+    const config = configWith();
+    expect((await get(phase, config)).body).to.equal('arrived whole');
+    await eventually(() => stored.length === 1);
+    const second = await get(phase, config);
+    expect([second.ctx.cacheStatus, second.body]).to.deep.equal(['HIT', 'arrived whole']);
   });
 
   it('does not store a response that sets a cookie', async () => {

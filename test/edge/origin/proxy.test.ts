@@ -66,6 +66,22 @@ describe('edge origin proxy', function () {
     expect(observations[0]).to.include({ origin_id: domain.origins[0].id, source: 'passive', success: true, http_status: 200 });
   });
 
+  it('passes on a body that arrived whole with its headers, an empty one too, and keeps using the one origin connection', async () => {
+    const sockets = new Set<unknown>();
+    const server = await originServer((req, res) => {
+      sockets.add(req.socket);
+      const body = req.url === '/empty' ? '' : `whole ${req.url}`;
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+    const { edge } = await rig(activeDomain([origin({ port: server.port })]));
+    const replies = [];
+    for (const path of ['/a', '/empty', '/b']) replies.push(await request(edge.port, { path }));
+    expect(replies.map((reply) => [reply.status, reply.body])).to.deep.equal([[200, 'whole /a'], [200, ''], [200, 'whole /b']]);
+    expect(replies[1].headers['content-length']).to.equal('0');
+    expect(sockets.size).to.equal(1);
+  });
+
   it('passes an origin 5xx through unchanged and counts it as an HTTP failure', async () => {
     const server = await originServer((_req, res) => {
       res.statusCode = 503;
@@ -163,6 +179,17 @@ describe('edge origin proxy', function () {
     const { edge } = await rig(activeDomain([origin({ port: silent.port, timeouts: { connect_ms: 1000, read_ms: 300 } }), origin({ port: spare.port, role: 'backup' })]));
     expect(await request(edge.port)).to.include({ status: 200, body: 'spare' });
     expect([silent.requests, spare.requests]).to.deep.equal([1, 1]);
+  });
+
+  it('counts a failed attempt once per attempt and a refusal before any attempt once per request', async () => {
+    const failures: string[] = [];
+    const metrics = { originResponded: () => undefined, originFailed: (kind: string) => void failures.push(kind), originRetry: () => undefined };
+    const down = origin({ port: await closedPort(), retries: { max: 0, non_idempotent: false, budget_percent: 20, budget_min_per_second: 5 }, circuit_breaker: { failure_threshold: 1, window_seconds: 10, cooldown_seconds: 60 } });
+    const { edge } = await rig(activeDomain([down]), { metrics });
+    expect((await request(edge.port)).status).to.equal(502);
+    expect((await request(edge.port)).status).to.equal(503);
+    expect((await request(edge.port, { method: 'POST', headers: { 'content-length': String(TEST_CONFIG.edgeClientMaxBodyBytes + 1) } })).status).to.equal(413);
+    expect(failures).to.deep.equal(['connect', 'breaker_open', 'too_large']);
   });
 
   it('opens the breaker after failure_threshold failures and closes it after the cooldown', async () => {
