@@ -17,7 +17,9 @@
 // per worker, zero failed requests during swaps. The edge runs with the telemetry batch size SPEC.md
 // gives production (500; development's 50 makes the core, on the same two CPUs, pay a transaction per
 // 50 events). BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit or miss runs
-// only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+// only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof);
+// BENCH_EDGE_METRICS=off starts the edge without its metrics listener (CDN_EDGE_METRICS_PORT=0: its workers count nothing),
+// for measuring what the metrics cost.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -190,7 +192,7 @@ try {
   children.push(nginx);
   const nodeArgs = (process.env.BENCH_EDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const edge = spawn(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], {
-    env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgePort), CDN_EDGE_METRICS_PORT: String(await freePort()), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_EDGE_TELEMETRY_BATCH_SIZE: '500', CDN_LOG_LEVEL: 'warn' },
+    env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: 'bench-edge', CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(edgePort), CDN_EDGE_METRICS_PORT: process.env.BENCH_EDGE_METRICS === 'off' ? '0' : String(await freePort()), CDN_EDGE_DATA_DIR: path.join(dir, 'edge'), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_EDGE_TELEMETRY_BATCH_SIZE: '500', CDN_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(edge);
