@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const SOURCE_DIR = path.join(root, 'src');
-export const BROWSER_DIR = path.join(SOURCE_DIR, 'dashboard');
+const BROWSER_DIR = path.join(SOURCE_DIR, 'dashboard');
 export const LIB_DIR = path.join(root, 'lib');
 export const STAMP_FILE = path.join(LIB_DIR, '.source-stamp');
 
@@ -25,18 +25,18 @@ export function serverSources(dir = SOURCE_DIR) {
   return files.sort();
 }
 
-/** The fingerprint of `files` as they are on disk now. */
-export function sourceStamp(files = serverSources()) {
+/** The fingerprint of `files` (below `base`) as they are on disk now. */
+export function sourceStamp(files = serverSources(), base = SOURCE_DIR) {
   const hash = createHash('sha256');
   for (const file of files) {
     const { size, mtimeMs } = statSync(file);
-    hash.update(`${path.relative(SOURCE_DIR, file)}\0${size}\0${mtimeMs}\n`);
+    hash.update(`${path.relative(base, file)}\0${size}\0${mtimeMs}\n`);
   }
   return hash.digest('hex');
 }
 
 /** The fingerprint lib/ was built from; undefined when lib/ is missing or incomplete. */
-export function builtStamp() {
+function builtStamp() {
   try {
     return readFileSync(STAMP_FILE, 'utf8').trim();
   } catch {
@@ -49,5 +49,3 @@ export function libIsCurrent() {
   const built = builtStamp();
   return built !== undefined && built === sourceStamp();
 }
-
-
