@@ -70,6 +70,11 @@ function mayFill(ctx: RequestContext): boolean {
   );
 }
 
+// The size of a response's body: a whole one's length, else what its Content-Length declares (0 when it declares none).
+function bodySize(response: EdgeResponse): number {
+  return Buffer.isBuffer(response.body) ? response.body.length : Number(response.headers['content-length'] ?? 0);
+}
+
 class CachePhase implements Phase {
   readonly name = 'cache';
   private readonly memory: MemoryTier;
@@ -264,8 +269,7 @@ class CachePhase implements Phase {
   private fill(ctx: RequestContext, rule: CacheRule | undefined, key: string, response: EdgeResponse, status: CacheStatus, settle: Settle, purgesBefore: number, fetchedAt: number): true | Promise<true> {
     const receivedAt = this.now();
     const fresh = this.freshness(ctx, rule, response, receivedAt);
-    const size = Buffer.isBuffer(response.body) ? response.body.length : Number(response.headers['content-length'] ?? 0);
-    if (!fresh.store || size > this.storage.limit) {
+    if (!fresh.store || bodySize(response) > this.storage.limit) {
       settle('not_stored');
       this.coalescing.stop(key, receivedAt);
       return this.pass(ctx, response, status);
@@ -328,8 +332,7 @@ class CachePhase implements Phase {
       }
       const fresh = this.freshness(ctx, rule, response, receivedAt);
       const body = response.body;
-      const size = Buffer.isBuffer(body) ? body.length : Number(response.headers['content-length'] ?? 0);
-      if (!fresh.store || size > this.storage.limit) {
+      if (!fresh.store || bodySize(response) > this.storage.limit) {
         discardBody(body);
         return settle('not_stored');
       }

@@ -163,11 +163,10 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     // A body cut off later (reset, read timeout) reaches the writer through its stream.
     response.on('error', () => {});
     ctx.originId = origin.id;
-    if (noBody(ctx.method, status)) {
-      response.resume();
-      return { status, headers: responseHeaders(response.headers), body: null };
-    }
-    return { status, headers: responseHeaders(response.headers), body: arrivedBody(response) ?? response };
+    const headers = responseHeaders(response.headers);
+    if (!noBody(ctx.method, status)) return { status, headers, body: arrivedBody(response) ?? response };
+    response.resume();
+    return { status, headers, body: null };
   }
 
   // A response with a status no client can be given: the origin's failure, never retried (as a 5xx is not), and its connection is not reused.

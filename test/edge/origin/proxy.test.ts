@@ -15,6 +15,33 @@ import type { ActiveDomain } from '../../../src/edge/config/active-config.js';
 import { startRawOrigin, type RawOrigin, type RawOriginRequest } from '../../support/raw-origin.js';
 import { activeDomain, closedPort, listen, origin, request, sleep, startEdge, startOrigin, TEST_CONFIG, type TestServer } from './support.js';
 
+type RawResponse = { status: number; head: string; body: string; length: number };
+
+/** The first whole HTTP/1.1 response in `bytes` (Content-Length or chunked framing), or undefined while it is incomplete. */
+function readRawResponse(bytes: Buffer): RawResponse | undefined {
+  const text = bytes.toString('latin1');
+  const headEnd = text.indexOf('\r\n\r\n');
+  if (headEnd < 0) return undefined;
+  const head = text.slice(0, headEnd);
+  const status = Number(head.slice(9, 12));
+  let at = headEnd + 4;
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+  if (length) {
+    const end = at + Number(length[1]);
+    return end > text.length ? undefined : { status, head, body: text.slice(at, end), length: end };
+  }
+  let body = '';
+  for (;;) {
+    const lineEnd = text.indexOf('\r\n', at);
+    if (lineEnd < 0) return undefined;
+    const size = parseInt(text.slice(at, lineEnd), 16);
+    if (size === 0) return text.startsWith('\r\n', lineEnd + 2) ? { status, head, body, length: lineEnd + 4 } : undefined;
+    if (lineEnd + 2 + size + 2 > text.length) return undefined;
+    body += text.slice(lineEnd + 2, lineEnd + 2 + size);
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
 type Rig = { edge: TestServer & { contexts: { originId: string | undefined }[] }; observations: OriginObservation[]; breakers: OriginBreakers };
 
 describe('edge origin proxy', function () {
@@ -80,6 +107,34 @@ describe('edge origin proxy', function () {
     expect(replies.map((reply) => [reply.status, reply.body])).to.deep.equal([[200, 'whole /a'], [200, ''], [200, 'whole /b']]);
     expect(replies[1].headers['content-length']).to.equal('0');
     expect(sockets.size).to.equal(1);
+  });
+
+  it('frames a chunked body that arrived whole for a raw client, without the hop-by-hop headers the origin named, twice on one connection each side', async () => {
+    const server = await rawOrigin((request) => {
+      const head = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive, X-Hop\r\nX-Hop: origin-only\r\n\r\n';
+      request.socket.write(`${head}6\r\nwhole \r\n${request.target.length.toString(16)}\r\n${request.target}\r\n0\r\n\r\n`);
+    });
+    const { edge } = await rig(activeDomain([origin({ port: server.port })]));
+    const client = net.connect(edge.port, '127.0.0.1');
+    cleanups.push(() => client.destroy());
+    let received = Buffer.alloc(0);
+    client.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+    const responses: RawResponse[] = [];
+    for (const target of ['/a?q=%41&q=b', '/b']) {
+      client.write(`GET ${target} HTTP/1.1\r\nHOST: Example.TEST\r\nConnection: keep-alive\r\n\r\n`);
+      for (let waited = 0; !readRawResponse(received); waited += 10) {
+        if (waited > 3000) throw new Error(`no whole response: ${JSON.stringify(received.toString('latin1'))}`);
+        await sleep(10);
+      }
+      const response = readRawResponse(received)!;
+      received = received.subarray(response.length);
+      responses.push(response);
+    }
+    expect(responses.map((response) => [response.status, response.body])).to.deep.equal([[200, 'whole /a?q=%41&q=b'], [200, 'whole /b']]);
+    for (const response of responses) expect(response.head.toLowerCase()).to.not.include('x-hop');
+    expect(received.length).to.equal(0);
+    expect(server.requests.map((request) => request.target)).to.deep.equal(['/a?q=%41&q=b', '/b']);
+    expect(server.connections).to.equal(1);
   });
 
   it('passes an origin 5xx through unchanged and counts it as an HTTP failure', async () => {
