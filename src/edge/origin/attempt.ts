@@ -1,15 +1,18 @@
-// One request to one origin, up to the moment its response headers arrive.
-// Stages tell a TLS failure from a connect failure and say whether a retry is
-// still safe: the request body is streamed only once the connection is ready,
-// so a failed connect or handshake has consumed nothing of it. A connection
-// lost on a reused keep-alive socket before any response byte is marked stale:
-// the origin closed it as idle, which says nothing about the origin's health.
-import http, { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
+// One request to one origin, up to the moment its response headers arrive,
+// through undici's dispatcher (a callback per event, no stream or promise per
+// request on the way; docs/edge-origins.md). Stages tell a TLS failure from a
+// connect failure and say whether a retry is still safe: the request body is
+// streamed only once the connection is ready, so a failed connect or handshake
+// has consumed nothing of it. A connection lost on a reused keep-alive
+// connection before any response byte is marked stale: the origin closed it as
+// idle, which says nothing about the origin's health.
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import type { Dispatcher, Pool } from 'undici';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
-import { socketHost } from './origin-agents.js';
+import { ArrivingBody } from './arrived-body.js';
+import { failedInHandshake, type Connection, type TrackedDispatch } from './origin-pools.js';
 import { ClientClosedError, failureKindOf, OriginError, type StaleConnection } from './origin-error.js';
 
 /** Shared by the attempts of one client request: whether any body byte has left the client stream. */
@@ -17,7 +20,9 @@ export type BodyState = { started: boolean };
 
 export type AttemptPlan = {
   origin: SnapshotOrigin;
-  agent: http.Agent;
+  pool: Pool;
+  /** Sent with `Connection: close` on a connection of its own (the resend after the keep-alive race). */
+  fresh: boolean;
   method: string;
   /** The normalised path and the query as sent (docs/edge.md, "One view of the request"). */
   target: string;
@@ -29,131 +34,230 @@ export type AttemptPlan = {
   body: Readable | null;
   maxBodyBytes: number;
   bodyState: BodyState;
-  /** Called with the origin request as soon as it exists, so the caller can abort it. */
-  onRequest?: (request: ClientRequest) => void;
+  /** Called once the origin request is finished with: response read to its end, or failed. */
+  onDone: () => void;
 };
 
-type Stage = 'queued' | 'connecting' | 'handshaking' | 'ready';
+/** An origin's response as the fetcher takes it: status, headers with lower-case names, and the body arriving. */
+export type OriginAnswer = { status: number; statusText: string; headers: Record<string, string | string[] | undefined>; body: ArrivingBody };
 
 /** What a socket had read and written when this request got it, to tell a stale reused connection. */
-type SocketMark = { socket: Socket; bytesRead: number; bytesWritten: number };
+type SocketMark = { socket: Socket; bytesRead: number; bytesWritten: number; reused: boolean };
 
 function describe(error: Error & { code?: string }): string {
   return error.code ? `${error.code}: ${error.message}` : error.message;
 }
 
-// A reused connection that read nothing of the response was closed under the request by the origin.
-function staleness(request: ClientRequest, mark: SocketMark | undefined): StaleConnection | undefined {
-  if (!request.reusedSocket || !mark || mark.socket.bytesRead > mark.bytesRead) return undefined;
-  // Bytes handed to the socket count as sent: the origin may have read them before it closed.
-  return mark.socket.bytesWritten > mark.bytesWritten ? 'sent' : 'unsent';
-}
+// Undici's failures that a timeout caused, and those that say the answer was not HTTP.
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const INVALID_RESPONSE_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_RES_EXCEEDED_MAX_SIZE']);
 
 /**
- * Copies the client body to the origin with backpressure, counting it against the
- * limit; returns the function that stops it when the attempt fails. Stopping pauses
- * the body: a body left flowing with no listener would drop what arrives until the
- * next attempt reads it, and that attempt would send the rest as if it were the
- * whole. The body may start paused (by an attempt that failed before reading a
- * byte of it) or already ended (it was empty).
+ * A client body as the request body of one attempt: read from the client only
+ * once undici asks for it (the connection is ready), counted against the limit.
+ * Stopping pauses the client body: a body left flowing with no listener would
+ * drop what arrives until the next attempt reads it, and that attempt would send
+ * the rest as if it were the whole. The client body may start paused (by an
+ * attempt that failed before reading a byte of it) or already ended (it was empty).
  */
-function streamBody(plan: AttemptPlan, request: ClientRequest): () => void {
-  const body = plan.body!;
-  let sent = 0;
-  const onData = (chunk: Buffer): void => {
-    plan.bodyState.started = true;
-    sent += chunk.length;
-    if (sent > plan.maxBodyBytes) {
-      stop();
-      request.destroy(new OriginError('too_large', `request body passed ${plan.maxBodyBytes} bytes`, plan.origin.id));
+class AttemptBody extends Readable {
+  private attached = false;
+
+  constructor(
+    private readonly source: Readable,
+    private readonly plan: AttemptPlan,
+  ) {
+    super();
+  }
+
+  override _read(): void {
+    if (this.attached) return void this.source.resume();
+    this.attached = true;
+    if (this.source.readableEnded) return void this.push(null);
+    this.source.on('data', this.onData);
+    this.source.once('end', this.onEnd);
+    this.source.once('close', this.onClose);
+    this.source.resume();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.stop();
+    callback(error);
+  }
+
+  /** Stops reading the client body for this attempt. */
+  stop(): void {
+    if (!this.attached) return;
+    this.source.off('data', this.onData);
+    this.source.off('end', this.onEnd);
+    this.source.off('close', this.onClose);
+    this.source.pause();
+  }
+
+  private sent = 0;
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.plan.bodyState.started = true;
+    this.sent += chunk.length;
+    if (this.sent > this.plan.maxBodyBytes) {
+      this.destroy(new OriginError('too_large', `request body passed ${this.plan.maxBodyBytes} bytes`, this.plan.origin.id));
       return;
     }
-    if (!request.write(chunk)) body.pause();
+    if (!this.push(chunk)) this.source.pause();
   };
-  const onEnd = (): void => void request.end();
-  const onDrain = (): void => void body.resume();
-  // A client that drops its upload half way leaves the origin waiting for the rest: end it now.
-  const onClose = (): void => {
-    if (!body.readableEnded) request.destroy(new ClientClosedError());
+
+  private readonly onEnd = (): void => {
+    this.stop();
+    this.push(null);
   };
-  const detach = (): void => {
-    body.off('data', onData);
-    body.off('end', onEnd);
-    body.off('close', onClose);
-    request.off('drain', onDrain);
+
+  // A client that drops its upload half way leaves the origin waiting for the rest: end the attempt now.
+  private readonly onClose = (): void => {
+    if (!this.source.readableEnded) this.destroy(new ClientClosedError());
   };
-  const stop = (): void => {
-    detach();
-    body.pause();
-  };
-  if (body.readableEnded) {
-    request.end();
-    return stop;
-  }
-  body.on('data', onData);
-  body.once('end', onEnd);
-  body.once('close', onClose);
-  request.on('drain', onDrain);
-  // Done with the origin (answered, perhaps before the whole body): what the client still sends is not read for it.
-  request.once('close', detach);
-  body.resume();
-  return stop;
 }
 
+/** One attempt in flight: undici's handler for it, settling the promise `attemptOrigin` returns. */
+class Attempt implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private abortReason: Error | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private mark: SocketMark | undefined;
+  private answer: OriginAnswer | undefined;
+  private settled = false;
+  private done = false;
+  readonly options: TrackedDispatch;
+  readonly body: AttemptBody | null;
+
+  constructor(
+    private readonly plan: AttemptPlan,
+    private readonly resolve: (answer: OriginAnswer) => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    this.body = plan.body ? new AttemptBody(plan.body, plan) : null;
+    this.options = {
+      path: plan.target,
+      method: plan.method,
+      headers: plan.headers as Record<string, string | string[]>,
+      body: this.body,
+      servername: plan.servername,
+      reset: plan.fresh,
+      headersTimeout: plan.readTimeoutMs,
+      bodyTimeout: plan.readTimeoutMs,
+    } as TrackedDispatch;
+  }
+
+  /** Sends the request; a connection that is not ready at once gets connect_ms to be. */
+  start(): void {
+    this.plan.pool.dispatch(this.options, this);
+    if (this.settled || this.mark) return;
+    const connection = this.options.connection;
+    // A pooled connection that is open already needs no connect timer.
+    if (connection?.socket && !connection.socket.connecting && !connection.socket.destroyed) return;
+    this.timer = setTimeout(() => this.timedOut(), this.plan.connectTimeoutMs);
+  }
+
+  /** Stops the attempt with `error` (the client left): before the headers only. */
+  abort(error: Error): void {
+    if (this.settled) return;
+    this.fail(error);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abortReason) return void controller.abort(this.abortReason);
+    clearTimeout(this.timer);
+    const connection = this.options.connection as Connection;
+    const socket = connection.socket!;
+    this.mark = { socket, bytesRead: socket.bytesRead, bytesWritten: socket.bytesWritten, reused: connection.requests > 0 };
+    connection.requests++;
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>, statusText?: string): void {
+    // 1xx interim answers (103 Early Hints) are not passed on; the final answer follows.
+    if (status >= 100 && status < 200) return;
+    clearTimeout(this.timer);
+    this.settled = true;
+    this.answer = { status, statusText: statusText ?? '', headers, body: new ArrivingBody(controller) };
+    this.resolve(this.answer);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.answer && !this.answer.body.push(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.answer?.body.end();
+    this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    clearTimeout(this.timer);
+    this.body?.stop();
+    if (this.answer) this.answer.body.fail(error);
+    else if (!this.settled) this.fail(this.classify(error));
+    this.finish();
+  }
+
+  // A request the pool has not handed to a connection yet waits for one of max_connections to be free.
+  private timedOut(): void {
+    if (!this.options.connection) this.fail(new OriginError('overloaded', `no free connection within ${this.plan.connectTimeoutMs} ms`, this.plan.origin.id));
+    else this.fail(new OriginError('timeout', `not connected within ${this.plan.connectTimeoutMs} ms`, this.plan.origin.id));
+  }
+
+  // Settles the attempt as failed now; undici is told to stop it as soon as it holds the request.
+  private fail(error: Error): void {
+    clearTimeout(this.timer);
+    this.settled = true;
+    this.abortReason = error;
+    // Before the caller decides on another attempt: from here on no byte of the body is read for this one.
+    this.body?.stop();
+    this.controller?.abort(error);
+    this.reject(error);
+    if (!this.controller) this.finish();
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.plan.onDone();
+  }
+
+  private classify(error: Error & { code?: string }): Error {
+    if (error instanceof OriginError || error instanceof ClientClosedError) return error;
+    const id = this.plan.origin.id;
+    if (error.code !== undefined && TIMEOUT_CODES.has(error.code)) {
+      const message = error.code === 'UND_ERR_CONNECT_TIMEOUT' ? `not connected within ${this.plan.connectTimeoutMs} ms` : `no data for ${this.plan.readTimeoutMs} ms`;
+      return new OriginError('timeout', message, id);
+    }
+    if ((error.code !== undefined && INVALID_RESPONSE_CODES.has(error.code)) || /^bad (response|upgrade)$/.test(error.message)) return new OriginError('invalid_response', describe(error), id);
+    return new OriginError(failureKindOf(error, failedInHandshake(error)), describe(error), id, this.staleness());
+  }
+
+  // A reused connection that read nothing of the response was closed under the request by the origin.
+  private staleness(): StaleConnection | undefined {
+    const mark = this.mark;
+    if (!mark?.reused || mark.socket.bytesRead > mark.bytesRead) return undefined;
+    // Bytes handed to the socket count as sent: the origin may have read them before it closed.
+    return mark.socket.bytesWritten > mark.bytesWritten ? 'sent' : 'unsent';
+  }
+}
+
+/** An attempt under way: `answer` settles with the response headers or an OriginError; `abort` stops it before then. */
+export type AttemptHandle = { answer: Promise<OriginAnswer>; abort(error: Error): void };
+
 /**
- * Sends the request to `plan.origin` and resolves with its response as soon as
- * the headers arrive (the body is left to stream). Rejects with an OriginError:
+ * Sends the request to `plan.origin`; `answer` resolves as soon as the response
+ * headers arrive (the body is left to arrive). Rejects with an OriginError:
  * connect (refused, reset or lost before the headers; `stale` when on a reused
  * connection), tls (handshake or certificate), invalid_response (what came back
  * does not parse as HTTP), timeout (connect_ms to be connected, read_ms of silence),
  * overloaded (still waiting for a pooled connection after connect_ms),
  * too_large (the streamed body passed the limit).
  */
-export function attemptOrigin(plan: AttemptPlan): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const { origin } = plan;
-    // An empty servername for plain http spares the agent deriving one from the Host header for each request (only TLS uses it).
-    const options = { agent: plan.agent, host: socketHost(origin.host), port: origin.port, method: plan.method, path: plan.target, headers: plan.headers, servername: origin.scheme === 'https' ? plan.servername : '' };
-    const request = (origin.scheme === 'https' ? https : http).request(options);
-    plan.onRequest?.(request);
-    let stage: Stage = 'queued';
-    let mark: SocketMark | undefined;
-    let stopBody = (): void => {};
-    const fail = (kind: OriginError['kind'], message: string): void => void request.destroy(new OriginError(kind, message, origin.id));
-    // A pooled connection handed over at once (the agent marks the request reusedSocket) is ready: no timer to set and clear.
-    const connectTimer = request.reusedSocket
-      ? undefined
-      : setTimeout(() => {
-          if (stage === 'queued') fail('overloaded', `no free connection within ${plan.connectTimeoutMs} ms`);
-          else fail('timeout', `not connected within ${plan.connectTimeoutMs} ms`);
-        }, plan.connectTimeoutMs);
-    const ready = (): void => {
-      stage = 'ready';
-      clearTimeout(connectTimer);
-      if (plan.body) stopBody = streamBody(plan, request);
-    };
-    request.setTimeout(plan.readTimeoutMs, () => fail('timeout', `no data for ${plan.readTimeoutMs} ms`));
-    request.once('socket', (socket: Socket) => {
-      mark = { socket, bytesRead: socket.bytesRead, bytesWritten: socket.bytesWritten };
-      if (!socket.connecting) return ready();
-      stage = 'connecting';
-      socket.once('connect', () => {
-        if (origin.scheme !== 'https') return ready();
-        stage = 'handshaking';
-        socket.once('secureConnect', ready);
-      });
-    });
-    request.once('response', (response: IncomingMessage) => {
-      clearTimeout(connectTimer);
-      resolve(response);
-    });
-    request.on('error', (error: Error) => {
-      clearTimeout(connectTimer);
-      // Before the caller decides on another attempt: from here on no byte of the body is read for this one.
-      stopBody();
-      const ours = error instanceof OriginError || error instanceof ClientClosedError;
-      reject(ours ? error : new OriginError(failureKindOf(error, stage === 'handshaking'), describe(error), origin.id, staleness(request, mark)));
-    });
-    if (!plan.body) request.end();
-  });
+export function attemptOrigin(plan: AttemptPlan): AttemptHandle {
+  let attempt!: Attempt;
+  const answer = new Promise<OriginAnswer>((resolve, reject) => (attempt = new Attempt(plan, resolve, reject)));
+  attempt.start();
+  return { answer, abort: (error) => attempt.abort(error) };
 }

@@ -72,21 +72,33 @@ export function forwardHeaders(incoming: IncomingHttpHeaders, origin: SnapshotOr
 
 // The body framing comes from the client's own framing only, whatever its
 // Connection header listed: a body sent without framing would desynchronise the
-// kept-alive origin connection.
+// kept-alive origin connection. A chunked body carries no length: the dispatcher
+// sends a body of unknown length chunked itself (it takes no Transfer-Encoding header).
 function setBodyFraming(headers: OutgoingHttpHeaders, incoming: IncomingHttpHeaders): void {
   delete headers['content-length'];
-  if (incoming['transfer-encoding'] !== undefined) headers['transfer-encoding'] = 'chunked';
-  else if (incoming['content-length'] !== undefined) headers['content-length'] = incoming['content-length'];
+  if (incoming['transfer-encoding'] === undefined && incoming['content-length'] !== undefined) headers['content-length'] = incoming['content-length'];
 }
 
-/** An origin's response headers as the edge passes them on: hop-by-hop ones dropped. */
-export function responseHeaders(incoming: IncomingHttpHeaders): Record<string, string | string[]> {
+// Response headers a repeat of which is dropped (the first one counts), as Node's own HTTP client does.
+const SINGLE_RESPONSE_HEADERS = new Set([
+  'age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since', 'if-unmodified-since',
+  'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after', 'server', 'user-agent',
+]);
+
+// A repeated response header as one value: Set-Cookie stays a list, a single-valued header keeps its first value, any other is joined (RFC 9110 §5.3).
+function oneValue(name: string, values: string[]): string | string[] {
+  if (name === 'set-cookie') return values;
+  return SINGLE_RESPONSE_HEADERS.has(name) ? values[0] : values.join(', ');
+}
+
+/** An origin's response headers as the edge passes them on: hop-by-hop ones dropped, a repeated header merged as above. */
+export function responseHeaders(incoming: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const extraHopByHop = connectionTokens(incoming.connection);
   const headers: Record<string, string | string[]> = {};
   for (const name in incoming) {
     const value = incoming[name];
     if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name) || extraHopByHop?.has(name)) continue;
-    headers[name] = value;
+    headers[name] = typeof value === 'string' ? value : oneValue(name, value);
   }
   return headers;
 }

@@ -52,11 +52,12 @@ export function errorPageFor(kind: OriginErrorKind): { status: number; detail: s
 
 /**
  * The kind of a socket or parser error of an origin request: invalid_response
- * when Node's HTTP parser refused what came back (HPE_*: not an HTTP response),
- * tls during the handshake, else connect (refused, reset, lost).
+ * when the HTTP parser refused what came back (Node's HPE_* codes, undici's
+ * HTTPParserError: not an HTTP response), tls during the handshake, else
+ * connect (refused, reset, lost).
  */
 export function failureKindOf(error: Error & { code?: string }, handshaking: boolean): 'connect' | 'tls' | 'invalid_response' {
-  if (error.code?.startsWith('HPE_')) return 'invalid_response';
+  if (error.code?.startsWith('HPE_') || error.name === 'HTTPParserError') return 'invalid_response';
   return handshaking ? 'tls' : 'connect';
 }
 

@@ -8,7 +8,7 @@ import https from 'node:https';
 import { hasControlCharacter } from '../../shared/control-characters.js';
 import type { SnapshotDomain, SnapshotOrigin } from '../../shared/snapshot.js';
 import { toObservation, type OriginObservation, type OriginOutcome } from './observation.js';
-import { socketHost, tlsName, type OriginTls } from './origin-agents.js';
+import { socketHost, tlsName, type OriginTls } from './origin-pools.js';
 
 export type OriginProberOptions = {
   intervalSeconds: number;

@@ -1,18 +1,16 @@
 // The origin call of a request: pick the try order, send, retry what is safe
 // to retry, and feed every attempt's outcome to the breakers and the health view.
 // Behaviour and its reasons: docs/edge-origins.md.
-import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Config } from '../../config/load.js';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 import type { RequestContext } from '../pipeline/context.js';
 import type { EdgeResponse } from '../pipeline/response.js';
-import { arrivedBody } from './arrived-body.js';
-import { attemptOrigin, type BodyState } from './attempt.js';
+import { attemptOrigin, type AttemptHandle, type BodyState, type OriginAnswer } from './attempt.js';
 import type { OriginBreakers } from './breaker.js';
 import { forwardHeaders, hasRequestBody, responseHeaders } from './forward-headers.js';
 import type { OriginHealthView } from './health-view.js';
 import { failureOutcome, responseOutcome } from './observation.js';
-import { OriginAgents, tlsName, type OriginTls } from './origin-agents.js';
+import { OriginPools, tlsName, type OriginTls } from './origin-pools.js';
 import { ClientClosedError, isPassableStatus, OriginError } from './origin-error.js';
 import { RetryBudget } from './retry-budget.js';
 import type { OriginMetrics } from '../metrics/worker-metrics.js';
@@ -94,7 +92,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   const { config, health, breakers } = options;
   const metrics = options.metrics;
   const budget = options.budget ?? new RetryBudget();
-  const agents = new OriginAgents(options.tls);
+  const pools = new OriginPools(options.tls);
   const seedOf = options.seed ?? ((ctx: RequestContext) => defaultSeed(ctx.host, ctx.path));
   const connectCapMs = config.edgeProxyConnectTimeoutSeconds * 1000;
   const readCapMs = config.edgeProxyReadTimeoutSeconds * 1000;
@@ -102,7 +100,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   // One request to `origin`; sent once more on a fresh connection when a reused one turned out
   // closed by the origin. That second try neither uses a retry nor the retry budget: it is the
   // same request to the same origin, which never saw the first.
-  async function attempt(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (request: ClientRequest) => void, conditional: Record<string, string> | undefined): Promise<EdgeResponse> {
+  async function attempt(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (attempt: AttemptHandle) => void, conditional: Record<string, string> | undefined): Promise<EdgeResponse> {
     try {
       return await send(ctx, origin, bodyState, watch, conditional, false);
     } catch (error) {
@@ -114,37 +112,36 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     return send(ctx, origin, bodyState, watch, conditional, true);
   }
 
-  async function send(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (request: ClientRequest) => void, conditional: Record<string, string> | undefined, fresh: boolean): Promise<EdgeResponse> {
-    if (!agents.admit(origin)) {
+  async function send(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (attempt: AttemptHandle) => void, conditional: Record<string, string> | undefined, fresh: boolean): Promise<EdgeResponse> {
+    if (!pools.admit(origin)) {
       breakers.release(origin);
       metrics?.originFailed('overloaded');
       throw new OriginError('overloaded', `more than ${origin.limits.max_pending_requests} requests waiting`, origin.id);
     }
     const started = Date.now();
-    let created = false;
-    let response: IncomingMessage;
+    const connectTimeoutMs = Math.min(origin.timeouts.connect_ms, connectCapMs);
+    const servername = origin.scheme === 'https' ? tlsName(origin, ctx.host) : undefined;
+    let response: OriginAnswer;
     try {
-      response = await attemptOrigin({
+      const attempt = attemptOrigin({
         origin,
-        agent: fresh ? agents.freshAgentFor(origin) : agents.agentFor(origin),
+        pool: fresh ? pools.freshPoolFor(origin, connectTimeoutMs, servername) : pools.poolFor(origin, connectTimeoutMs, servername),
+        fresh,
         method: ctx.method,
         target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
         headers: Object.assign(forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }), conditional),
-        servername: origin.scheme === 'https' ? tlsName(origin, ctx.host) : undefined,
-        connectTimeoutMs: Math.min(origin.timeouts.connect_ms, connectCapMs),
+        servername,
+        connectTimeoutMs,
         readTimeoutMs: Math.min(origin.timeouts.read_ms, readCapMs),
         body: hasRequestBody(ctx.req.headers) ? ctx.req : null,
         maxBodyBytes: config.edgeClientMaxBodyBytes,
         bodyState,
-        onRequest: (request) => {
-          created = true;
-          request.once('close', () => agents.release(origin));
-          watch(request);
-        },
+        onDone: () => pools.release(origin),
       });
+      watch(attempt);
+      response = await attempt.answer;
     } catch (error) {
       const now = Date.now();
-      if (!created) agents.release(origin);
       // A stale connection keeps the breaker claim for the request sent again; attempt gives it back otherwise.
       if (blamesOrigin(error)) {
         metrics?.originFailed(error.kind);
@@ -154,25 +151,23 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
       throw error;
     }
     const now = Date.now();
-    const status = response.statusCode ?? 0;
+    const status = response.status;
     if (!isPassableStatus(status)) return refuseResponse(response, origin, now - started, now);
     metrics?.originResponded((now - started) / 1000);
     const outcome = responseOutcome(status, now - started);
     breakers.record(origin, outcome.success, now);
     health.recordPassive(origin.id, outcome, now);
-    // A body cut off later (reset, read timeout) reaches the writer through its stream.
-    response.on('error', () => {});
     ctx.originId = origin.id;
     const headers = responseHeaders(response.headers);
-    if (!noBody(ctx.method, status)) return { status, headers, body: arrivedBody(response) ?? response };
-    response.resume();
+    if (!noBody(ctx.method, status)) return { status, headers, body: response.body.take() };
+    response.body.discard();
     return { status, headers, body: null };
   }
 
   // A response with a status no client can be given: the origin's failure, never retried (as a 5xx is not), and its connection is not reused.
-  function refuseResponse(response: IncomingMessage, origin: SnapshotOrigin, latencyMs: number, now: number): never {
-    response.destroy();
-    const error = new OriginError('invalid_response', `status ${response.statusCode} ${response.statusMessage ?? ''}`.trim(), origin.id);
+  function refuseResponse(response: OriginAnswer, origin: SnapshotOrigin, latencyMs: number, now: number): never {
+    response.body.discard();
+    const error = new OriginError('invalid_response', `status ${response.status} ${response.statusText}`.trim(), origin.id);
     metrics?.originFailed('invalid_response');
     breakers.record(origin, false, now);
     health.recordPassive(origin.id, failureOutcome(error, latencyMs), now);
@@ -208,18 +203,18 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
 
   async function fetchFromOrigins(ctx: RequestContext, options: FetchOptions, order: SnapshotOrigin[]): Promise<EdgeResponse> {
     // A client that leaves while the edge waits for the origin aborts the origin request.
-    let current: ClientRequest | undefined;
+    let current: AttemptHandle | undefined;
     let clientGone = !options.detached && ctx.req.socket.destroyed;
     const onClose = (): void => {
       if (options.detached) return;
       clientGone = true;
-      current?.destroy(new ClientClosedError());
+      current?.abort(new ClientClosedError());
     };
     ctx.res.once('close', onClose);
     try {
-      return await tryInOrder(ctx, order, options.conditional, (request) => {
-        current = request;
-        if (clientGone) request.destroy(new ClientClosedError());
+      return await tryInOrder(ctx, order, options.conditional, (attempt) => {
+        current = attempt;
+        if (clientGone) attempt.abort(new ClientClosedError());
       });
     } catch (error) {
       discardRestOfBody(ctx, error);
@@ -232,7 +227,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   // Goes down the try order (wrapping round when retries outnumber origins, so one
   // origin is never tried twice in a row while another is left), skipping origins
   // whose breaker refuses; stops at the first response or the first failure that may not be retried.
-  async function tryInOrder(ctx: RequestContext, order: SnapshotOrigin[], conditional: Record<string, string> | undefined, watch: (request: ClientRequest) => void): Promise<EdgeResponse> {
+  async function tryInOrder(ctx: RequestContext, order: SnapshotOrigin[], conditional: Record<string, string> | undefined, watch: (attempt: AttemptHandle) => void): Promise<EdgeResponse> {
     const bodyState: BodyState = { started: false };
     const maxRetries = order[0].retries.max;
     let retriesUsed = 0;
@@ -258,5 +253,5 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
     }
   }
 
-  return { fetchOrigin, close: () => agents.close() };
+  return { fetchOrigin, close: () => pools.close() };
 }

@@ -17,7 +17,7 @@ import type { ResponseHeaders } from '../pipeline/response.js';
 import { forwardHeaders, responseHeaders } from './forward-headers.js';
 import type { OriginHealthView } from './health-view.js';
 import { failureOutcome, responseOutcome } from './observation.js';
-import { socketHost, tlsName, type OriginTls } from './origin-agents.js';
+import { socketHost, tlsName, type OriginTls } from './origin-pools.js';
 import { ClientClosedError, OriginError, failureKindOf, isPassableStatus, type OriginErrorKind } from './origin-error.js';
 import type { RetryBudget } from './retry-budget.js';
 import { defaultSeed, orderOrigins, retriesTimeoutElsewhere } from './selection.js';

@@ -198,8 +198,13 @@ describe('edge origin keep-alive races', function () {
       statuses.push(await kept.next());
     }
     expect(statuses).to.deep.equal(new Array(6).fill(200));
-    const resent = server.requests.filter((request) => request.headers.connection === 'close');
-    expect(resent.map((request) => request.target), 'requests sent again on a fresh connection').to.deep.equal(['/round/0', '/round/1', '/round/2']);
+    // Each was answered on a new connection: sent again there after meeting the closed one, or sent there in the first
+    // place when the closing was seen before the request was written (undici reads an idle connection before reusing it).
+    for (const target of ['/round/0', '/round/1', '/round/2']) {
+      const sent = server.requests.filter((request) => request.target === target);
+      expect(sent.at(-1)?.sequence, `${target} sent as the first request of a connection`).to.equal(0);
+      expect(sent.length, `${target} sent at most twice`).to.be.at.most(2);
+    }
     expect(breakers.state(target, Date.now())).to.equal('closed');
     expect(observations.filter((observation) => !observation.success)).to.deep.equal([]);
   });

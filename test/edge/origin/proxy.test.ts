@@ -174,6 +174,47 @@ describe('edge origin proxy', function () {
     expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null });
   });
 
+  it('reads an interim 103 and passes on only the final answer', async () => {
+    const server = await rawOrigin((request) => request.socket.write('HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal'));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port })]));
+    const reply = await request(edge.port);
+    expect(reply).to.include({ status: 200, body: 'final' });
+    expect(reply.headers.link).to.equal(undefined);
+    expect(observations[0]).to.include({ success: true });
+  });
+
+  it('answers 502 to an unsolicited 100 Continue, without retrying it (the edge never sends Expect)', async () => {
+    const server = await rawOrigin((request) => request.socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
+    const spare = await originServer((_req, res) => res.end('spare'));
+    const { edge, observations } = await rig(activeDomain([origin({ port: server.port }), origin({ port: spare.port, role: 'backup' })]));
+    expect((await request(edge.port)).status).to.equal(502);
+    expect([server.requests.length, spare.requests]).to.deep.equal([1, 0]);
+    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null });
+  });
+
+  it('merges a repeated response header as Node does: Set-Cookie a list, a single-valued header its first value, others joined (raw client)', async () => {
+    const head = ['HTTP/1.1 200 OK', 'Content-Type: text/plain', 'Content-Type: text/html', 'Cache-Control: public', 'Cache-Control: max-age=60', 'Set-Cookie: a=1', 'Set-Cookie: b=2', 'X-Tag: one', 'X-Tag: two', 'Content-Length: 2'];
+    const server = await rawOrigin((request) => request.socket.write(`${head.join('\r\n')}\r\n\r\nok`));
+    const { edge } = await rig(activeDomain([origin({ port: server.port })]));
+    const client = net.connect(edge.port, '127.0.0.1');
+    cleanups.push(() => client.destroy());
+    let received = Buffer.alloc(0);
+    client.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+    client.write('GET / HTTP/1.1\r\nHost: example.test\r\n\r\n');
+    for (let waited = 0; !readRawResponse(received); waited += 10) {
+      if (waited > 3000) throw new Error(`no whole response: ${JSON.stringify(received.toString('latin1'))}`);
+      await sleep(10);
+    }
+    const response = readRawResponse(received)!;
+    const lines = response.head.split('\r\n').slice(1).map((line) => line.toLowerCase());
+    const named = (name: string) => lines.filter((line) => line.startsWith(`${name}:`));
+    expect(response.body).to.equal('ok');
+    expect(named('content-type')).to.deep.equal(['content-type: text/plain']);
+    expect(named('cache-control')).to.deep.equal(['cache-control: public, max-age=60']);
+    expect(named('x-tag')).to.deep.equal(['x-tag: one, two']);
+    expect(named('set-cookie')).to.deep.equal(['set-cookie: a=1', 'set-cookie: b=2']);
+  });
+
   it('retries a GET on the next origin after a connect failure', async () => {
     const good = await originServer((_req, res) => res.end('from good'));
     const dead = origin({ port: await closedPort() });

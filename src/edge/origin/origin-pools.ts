@@ -1,0 +1,173 @@
+// Keep-alive connection pools, one per origin (undici's Pool), and the per-origin
+// bound on requests waiting for a connection (limits.max_pending_requests).
+// Each connection of a pool is tracked (its socket and how many requests it has
+// carried), so that an attempt can tell the keep-alive race on a reused
+// connection from an origin failure, and a TLS failure from a TCP one.
+import { isIP, type Socket } from 'node:net';
+import type { SecureContextOptions } from 'node:tls';
+import { buildConnector, Client, Pool, type Dispatcher } from 'undici';
+import type { SnapshotOrigin } from '../../shared/snapshot.js';
+
+// An idle pooled connection is closed after this long: shorter than the 5 s
+// keep-alive timeout of Node, Apache and uvicorn (nginx keeps 75 s), so the edge
+// is rarely the side that reuses a connection the origin is closing at that
+// moment; the proxy sends a request caught by that race again (docs/edge-origins.md).
+const IDLE_SOCKET_MS = 4000;
+// An origin's `Keep-Alive: timeout=N` is honoured N - 1 s (none at all when N is 1 s or less).
+const ANNOUNCED_TIMEOUT_MARGIN_MS = 1000;
+
+/** TLS trust for https origins: certificates are always verified, against the system CAs unless `ca` is given. */
+export type OriginTls = Pick<SecureContextOptions, 'ca'>;
+
+/** One pooled connection as the attempts on it see it: its current socket and the requests it has carried. */
+export type Connection = { socket: Socket | undefined; requests: number };
+
+/** Dispatch options an attempt hands a pool; the pool's client sets `connection` when it takes the request. */
+export type TrackedDispatch = Dispatcher.DispatchOptions & { connection?: Connection };
+
+type Pool_ = { key: string; pool: Pool; fresh?: Pool };
+
+/** Errors of a connection that failed after its TCP connect, during the TLS handshake. */
+const handshakeErrors = new WeakSet<Error>();
+
+/** True when `error` ended a TLS handshake (the TCP connection was made). */
+export function failedInHandshake(error: Error): boolean {
+  return handshakeErrors.has(error);
+}
+
+/** `host` as a socket address: an IPv6 literal without its brackets. */
+export function socketHost(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+/**
+ * The name the TLS certificate of `origin` is checked against (and sent as SNI):
+ * its host_header when set, else its host when that is a name, else the client's
+ * host (an origin addressed by IP serves the site's own certificate). Undefined
+ * for an address, which SNI cannot carry.
+ */
+export function tlsName(origin: SnapshotOrigin, clientHost: string): string | undefined {
+  const host = socketHost(origin.host);
+  const name = (origin.host_header ?? (isIP(host) ? clientHost : host)).replace(/:\d+$/, '');
+  return isIP(socketHost(name)) ? undefined : name;
+}
+
+// A pool's client (one connection): records the socket its connector made and hands the connection to each request it takes.
+class TrackedClient extends Client {
+  constructor(url: URL, options: Client.Options & { connect: buildConnector.connector }) {
+    const connection: Connection = { socket: undefined, requests: 0 };
+    const connect = options.connect;
+    super(url, { ...options, connect: (connectOptions, callback) => trackConnect(connect, connection, connectOptions, callback) });
+    this.connection = connection;
+  }
+
+  readonly connection: Connection;
+
+  override dispatch(options: TrackedDispatch, handler: Dispatcher.DispatchHandler): boolean {
+    options.connection = this.connection;
+    return super.dispatch(options, handler);
+  }
+}
+
+// Undici's connector returns the socket it makes (its type says void): the TCP connect is watched
+// on it, so that a failure after it, on an https origin, is known to be the TLS handshake's.
+function trackConnect(connect: buildConnector.connector, connection: Connection, options: buildConnector.Options, callback: buildConnector.Callback): void {
+  let connected = false;
+  const made = connect(options, ((error: Error | null, socket: Socket | null) => {
+    if (error) {
+      if (connected && options.protocol === 'https:') handshakeErrors.add(error);
+      return callback(error, null);
+    }
+    connection.socket = socket!;
+    connection.requests = 0;
+    callback(null, socket!);
+  }) as buildConnector.Callback) as unknown as Socket | undefined;
+  made?.once('connect', () => (connected = true));
+}
+
+function poolKey(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): string {
+  return `${origin.scheme}|${origin.host}|${origin.port}|${origin.limits.max_connections ?? ''}|${connectTimeoutMs}|${servername ?? ''}`;
+}
+
+export class OriginPools {
+  private readonly pools = new Map<string, Pool_>();
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(private readonly tls: OriginTls = {}) {}
+
+  /**
+   * The keep-alive pool of `origin` (at most limits.max_connections connections
+   * when set) for requests whose TLS name is `servername` (https origins: a
+   * connection is made for one name); a changed address or setting gets a fresh pool.
+   */
+  poolFor(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): Pool {
+    return this.entryOf(origin, connectTimeoutMs, servername).pool;
+  }
+
+  /**
+   * A pool of `origin` whose requests go out with `reset` (`Connection: close`, a
+   * connection of their own, closed after the response): for the one retry after
+   * a reused connection turned out closed, which another pooled connection could repeat.
+   */
+  freshPoolFor(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): Pool {
+    const entry = this.entryOf(origin, connectTimeoutMs, servername);
+    entry.fresh ??= this.createPool(origin, connectTimeoutMs, null);
+    return entry.fresh;
+  }
+
+  /**
+   * Counts a request to `origin` in, or answers false when it would have to wait
+   * behind max_pending_requests others for a connection. Without max_connections
+   * nothing waits, so nothing is refused.
+   */
+  admit(origin: SnapshotOrigin): boolean {
+    const inFlight = this.inFlight.get(origin.id) ?? 0;
+    const { max_connections: connections, max_pending_requests: pending } = origin.limits;
+    if (connections !== null && pending !== null && inFlight - connections >= pending) return false;
+    this.inFlight.set(origin.id, inFlight + 1);
+    return true;
+  }
+
+  /** Counts out a request admit let in, once it is finished (response read or failed). */
+  release(origin: SnapshotOrigin): void {
+    const inFlight = this.inFlight.get(origin.id);
+    if (inFlight !== undefined && inFlight > 0) this.inFlight.set(origin.id, inFlight - 1);
+  }
+
+  /** Closes every pooled connection (shutdown). */
+  close(): void {
+    for (const entry of this.pools.values()) {
+      void entry.pool.destroy();
+      void entry.fresh?.destroy();
+    }
+    this.pools.clear();
+  }
+
+  private entryOf(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): Pool_ {
+    const key = poolKey(origin, connectTimeoutMs, servername);
+    const name = origin.scheme === 'https' ? `${origin.id}|${servername ?? ''}` : origin.id;
+    const existing = this.pools.get(name);
+    if (existing?.key === key) return existing;
+    // The old pool's requests finish on their connections, which then close.
+    if (existing) {
+      void existing.pool.close();
+      void existing.fresh?.close();
+    }
+    const entry: Pool_ = { key, pool: this.createPool(origin, connectTimeoutMs, origin.limits.max_connections) };
+    this.pools.set(name, entry);
+    return entry;
+  }
+
+  private createPool(origin: SnapshotOrigin, connectTimeoutMs: number, connections: number | null): Pool {
+    const url = `${origin.scheme}://${origin.host}:${origin.port}`;
+    return new Pool(url, {
+      connections,
+      pipelining: 1,
+      keepAliveTimeout: IDLE_SOCKET_MS,
+      keepAliveTimeoutThreshold: ANNOUNCED_TIMEOUT_MARGIN_MS,
+      connectTimeout: connectTimeoutMs,
+      connect: origin.scheme === 'https' ? { ca: this.tls.ca } : undefined,
+      factory: (clientUrl, options) => new TrackedClient(clientUrl as URL, options as Client.Options & { connect: buildConnector.connector }),
+    });
+  }
+}
