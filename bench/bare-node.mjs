@@ -1,6 +1,7 @@
 // The ceilings of `npm run bench:edge` and `npm run bench:tls`: what node:http itself does on this
 // machine, with none of the edge's work, measured in the same run as the edge and nginx.
 //   node bench/bare-node.mjs proxy <port> <originPort>  a keep-alive proxy (DESIGN.md's "raw node:http proxy")
+//   node bench/bare-node.mjs undici-proxy <port> <originPort>  the same proxy on undici's Pool.dispatch, the client the edge uses
 //   node bench/bare-node.mjs cache <port> <originPort>  answers every request from a Map holding the
 //                                                       origin's /hit/1 (DESIGN.md's "raw node:http server answering from a Map")
 //   node bench/bare-node.mjs tls-cache <port> <originPort> <certificates>  the same over node:https, the
@@ -13,6 +14,7 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import tls from 'node:tls';
+import { Pool } from 'undici';
 
 const [mode, port, originPort, certificates] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5]];
 const WORKERS = 2;
@@ -29,6 +31,39 @@ function proxy() {
       res.end();
     });
     req.pipe(upstream);
+  };
+}
+
+// Hop-by-hop headers, which undici refuses to be given (it frames the message itself).
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
+
+function endToEnd(headers) {
+  const kept = {};
+  for (const name in headers) if (!HOP_BY_HOP.has(name)) kept[name] = headers[name];
+  return kept;
+}
+
+function undiciProxy() {
+  const pool = new Pool(`http://127.0.0.1:${originPort}`, { connections: 256 });
+  return (req, res) => {
+    const body = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined ? null : req;
+    pool.dispatch({ path: req.url, method: req.method, headers: endToEnd(req.headers), body }, {
+      onRequestStart() {},
+      onResponseStart(controller, status, headers) {
+        res.writeHead(status, endToEnd(headers));
+        res.on('drain', () => controller.resume());
+      },
+      onResponseData(controller, chunk) {
+        if (!res.write(chunk)) controller.pause();
+      },
+      onResponseEnd() {
+        res.end();
+      },
+      onResponseError() {
+        if (!res.headersSent) res.statusCode = 502;
+        res.end();
+      },
+    });
   };
 }
 
@@ -83,6 +118,6 @@ if (cluster.isPrimary) {
     process.exit(0);
   });
 } else {
-  const handler = mode === 'proxy' ? proxy() : await cache();
+  const handler = mode === 'proxy' ? proxy() : mode === 'undici-proxy' ? undiciProxy() : await cache();
   listen(handler).on('listening', () => process.send('listening'));
 }

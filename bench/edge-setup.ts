@@ -34,7 +34,7 @@ export function runtimeVersion(): string {
 }
 
 /** A bare node:http reference of bench/bare-node.mjs (`cache`, `proxy`, or `tls-cache` with a folder of certificates), resolved once its workers listen. */
-export async function startBareNode(mode: 'cache' | 'proxy' | 'tls-cache', port: number, originPort: number, certificates?: string): Promise<ChildProcess> {
+export async function startBareNode(mode: 'cache' | 'proxy' | 'undici-proxy' | 'tls-cache', port: number, originPort: number, certificates?: string): Promise<ChildProcess> {
   const script = new URL('./bare-node.mjs', import.meta.url).pathname;
   const child = spawn(serverRuntime(), [script, mode, String(port), String(originPort), ...(certificates ? [certificates] : [])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   await new Promise((resolve) => child.once('message', resolve));

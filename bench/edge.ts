@@ -6,7 +6,8 @@
 // the RSS of each edge worker holding 10,000 cached objects, and the failed requests while 20
 // snapshots are activated under load. The same run measures bare node:http (bench/bare-node.mjs:
 // a Map server and a keep-alive proxy, 2 workers each, none of the edge's work): the ceiling of a
-// Node edge on this machine, printed beside the edge.
+// Node edge on this machine, printed beside the edge; and, for the MISS, the same bare proxy on
+// undici's dispatcher, the HTTP client the edge sends origin requests with.
 // Beside req/s, each saturation run prints the server's CPU per request: the utime + stime (/proc) of
 // every process of that server (nginx's master and workers, bare node:http's primary and workers, the
 // edge's primary and workers; not wrk, the origin or the core) over the run, divided by the requests
@@ -152,11 +153,12 @@ const cleanup = async () => {
 };
 process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
 try {
-  const [originPort, nginxPort, edgePort, bareCachePort, bareProxyPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [originPort, nginxPort, edgePort, bareCachePort, bareProxyPort, undiciProxyPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   children.push(await startOrigin(originPort));
   const bareCache = await startBareNode('cache', bareCachePort, originPort);
   const bareProxy = await startBareNode('proxy', bareProxyPort, originPort);
-  children.push(bareCache, bareProxy);
+  const undiciProxy = await startBareNode('undici-proxy', undiciProxyPort, originPort);
+  children.push(bareCache, bareProxy, undiciProxy);
   const wrk = (port: number, pathname: string, seconds = SECONDS) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, seconds, CONNECTIONS);
   // One saturation run of `server` with its processes' CPU over it.
   const measure = async (server: Server, pathname: string): Promise<Measured> => {
@@ -202,7 +204,7 @@ try {
   const nginxServer = serverOf('nginx', nginxPort, nginx, 'nginx');
   const edgeServer = serverOf('edge', edgePort, edge, 'cdn.js');
   const hitServers = { nginx: nginxServer, bare: serverOf('bare node:http Map server', bareCachePort, bareCache, 'bare-node'), edge: edgeServer };
-  const missServers = { nginx: nginxServer, bare: serverOf('bare node:http proxy', bareProxyPort, bareProxy, 'bare-node'), edge: edgeServer };
+  const missServers = { nginx: nginxServer, bare: serverOf('bare node:http proxy', bareProxyPort, bareProxy, 'bare-node'), undici: serverOf('bare undici proxy', undiciProxyPort, undiciProxy, 'bare-node'), edge: edgeServer };
 
   const only = process.env.BENCH_EDGE_ONLY;
   if (only !== 'miss') {
@@ -215,8 +217,8 @@ try {
   async function missRssAndSwaps(): Promise<void> {
     const direct = await wrk(originPort, '/miss/1');
     console.log(line('origin directly', direct));
-    const results = await rounds('MISS', '/miss/1', [missServers.nginx, missServers.bare, missServers.edge]);
-    const [nginxMiss, bareMiss, edgeMiss] = results[results.length - 1];
+    const results = await rounds('MISS', '/miss/1', [missServers.nginx, missServers.bare, missServers.undici, missServers.edge]);
+    const [nginxMiss, bareMiss, , edgeMiss] = results[results.length - 1];
     console.log(`MISS ratio (last round) edge/nginx: ${ratio(edgeMiss, nginxMiss)} (target >= 0.4); bare node:http/nginx ${ratio(bareMiss, nginxMiss)}; edge/bare node:http ${ratio(edgeMiss, bareMiss)}`);
     console.log(`MISS p99 added over the origin at saturation: edge ${(edgeMiss.p99Ms - direct.p99Ms).toFixed(2)} ms (target < 2 ms); nginx ${(nginxMiss.p99Ms - direct.p99Ms).toFixed(2)} ms; bare node:http ${(bareMiss.p99Ms - direct.p99Ms).toFixed(2)} ms`);
     const pacedDirect = await pacedMiss(originPort);
@@ -224,6 +226,7 @@ try {
     console.log(pacedLine('  origin directly', pacedDirect, pacedDirect));
     console.log(pacedLine('  nginx plain proxy', await pacedMiss(nginxPort), pacedDirect));
     console.log(pacedLine('  bare node:http proxy', await pacedMiss(bareProxyPort), pacedDirect));
+    console.log(pacedLine('  bare undici proxy', await pacedMiss(undiciProxyPort), pacedDirect));
     console.log(pacedLine('  edge', await pacedMiss(edgePort), pacedDirect));
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });

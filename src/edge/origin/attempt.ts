@@ -62,6 +62,7 @@ const INVALID_RESPONSE_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES
  */
 class AttemptBody extends Readable {
   private attached = false;
+  private sent = 0;
 
   constructor(
     private readonly source: Readable,
@@ -93,8 +94,6 @@ class AttemptBody extends Readable {
     this.source.off('close', this.onClose);
     this.source.pause();
   }
-
-  private sent = 0;
 
   private readonly onData = (chunk: Buffer): void => {
     this.plan.bodyState.started = true;
@@ -164,8 +163,10 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
+    // Given up on while it waited (connect_ms, or the client left): undici drops a request whose start throws and keeps
+    // the connection for the next one, where aborting here would close it.
+    if (this.abortReason) throw this.abortReason;
     this.controller = controller;
-    if (this.abortReason) return void controller.abort(this.abortReason);
     clearTimeout(this.timer);
     const connection = this.options.connection as Connection;
     const socket = connection.socket!;

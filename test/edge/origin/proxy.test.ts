@@ -431,6 +431,29 @@ describe('edge origin proxy', function () {
     expect((await second).status).to.equal(200);
   });
 
+  it('answers 503 to a request still waiting for a connection after connect_ms, never sends it later, and keeps the busy connection', async () => {
+    const paths: string[] = [];
+    let connections = 0;
+    const server = http.createServer((req, res) => {
+      paths.push(req.url ?? '');
+      if (req.url === '/slow') setTimeout(() => res.end('slow'), 600);
+      else res.end('quick');
+    });
+    server.on('connection', () => connections++);
+    const handle = await listen(server);
+    cleanups.push(() => handle.close());
+    const { edge } = await rig(activeDomain([origin({ port: handle.port, timeouts: { connect_ms: 200, read_ms: 30000 }, limits: { max_connections: 1, max_pending_requests: 5 } })]));
+    const first = request(edge.port, { path: '/slow' });
+    await sleep(50);
+    const queued = await request(edge.port, { path: '/queued' });
+    expect(queued.status).to.equal(503);
+    expect(queued.body).to.contain('connection limit');
+    expect(await first).to.include({ status: 200, body: 'slow' });
+    expect(await request(edge.port, { path: '/after' })).to.include({ status: 200, body: 'quick' });
+    expect(paths).to.deep.equal(['/slow', '/after']);
+    expect(connections).to.equal(1);
+  });
+
   describe('https origins', () => {
     let dir: string;
     let key: Buffer;
