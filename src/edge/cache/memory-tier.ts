@@ -17,6 +17,8 @@ export class MemoryTier {
   private readonly byResource = new Map<string, Set<string>>();
   private used = 0;
   private clock = 0;
+  /** The slot at the young end of `slots` (the last stored or moved), which a hit never needs to move. */
+  private youngest: Slot | undefined;
   private evicted = 0;
 
   constructor(readonly maxBytes: number) {
@@ -40,18 +42,20 @@ export class MemoryTier {
   /**
    * The entry under `key`, now among the most recently used; undefined when absent.
    * An entry is moved to the young end only when a quarter of the tier has been
-   * touched since it last was: a hot object costs no Map delete and insert per hit
-   * (those were 5% of a worker's time serving one object), and the order stays LRU
-   * to within that quarter.
+   * touched since it last was, and is not the youngest already: a hot object costs
+   * no Map delete and insert per hit (those were 5% of a worker's time serving one
+   * object), also in a tier of fewer than four entries, and the order stays LRU to
+   * within that quarter.
    */
   get(key: string): CacheEntry | undefined {
     const slot = this.slots.get(key);
     if (slot === undefined) return undefined;
     const now = ++this.clock;
-    if (now - slot.touched > this.slots.size >> 2) {
+    if (slot !== this.youngest && now - slot.touched > this.slots.size >> 2) {
       slot.touched = now;
       this.slots.delete(key);
       this.slots.set(key, slot);
+      this.youngest = slot;
     }
     return slot.entry;
   }
@@ -61,7 +65,9 @@ export class MemoryTier {
     const size = entrySize(entry);
     this.delete(entry.key);
     if (size > this.maxObjectBytes || !Buffer.isBuffer(entry.body)) return false;
-    this.slots.set(entry.key, { entry, size, touched: ++this.clock });
+    const slot: Slot = { entry, size, touched: ++this.clock };
+    this.slots.set(entry.key, slot);
+    this.youngest = slot;
     this.used += size;
     const resource = resourceOf(entry);
     const keys = this.byResource.get(resource);
@@ -105,6 +111,7 @@ export class MemoryTier {
 
   private remove(key: string, slot: Slot): void {
     this.slots.delete(key);
+    if (slot === this.youngest) this.youngest = undefined;
     this.used -= slot.size;
     const resource = resourceOf(slot.entry);
     const keys = this.byResource.get(resource);

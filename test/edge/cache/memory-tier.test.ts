@@ -33,6 +33,24 @@ describe('edge cache memory tier', () => {
     expect(tier.get(name(1))).to.equal(undefined);
   });
 
+  it('moves no entry on a hit to the one object it holds, or to the one it last moved', () => {
+    const tier = new MemoryTier(1024 * 1024);
+    const slots = (tier as unknown as { slots: Map<string, unknown> }).slots;
+    let moves = 0;
+    const remove = slots.delete.bind(slots);
+    slots.delete = (key: string) => {
+      moves++;
+      return remove(key);
+    };
+    tier.set(entry('hot', 100));
+    for (let i = 0; i < 100; i++) tier.get('hot');
+    expect(moves, 'with one entry').to.equal(0);
+    for (let i = 0; i < 64; i++) tier.set(entry(name(i), 100));
+    moves = 0;
+    for (let i = 0; i < 100; i++) tier.get('hot');
+    expect(moves, 'with 65 entries: moved once, then the youngest').to.equal(1);
+  });
+
   it('refuses objects above 1/16 of its size', () => {
     const tier = new MemoryTier(16 * 1024);
     expect(tier.set(entry('big', 2000))).to.equal(false);
