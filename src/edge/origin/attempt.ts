@@ -62,6 +62,8 @@ const INVALID_RESPONSE_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES
  */
 class AttemptBody extends Readable {
   private attached = false;
+  /** Set once the attempt is over: undici may still ask a given-up request's body for data when it reaches a connection. */
+  private stopped = false;
   private sent = 0;
 
   constructor(
@@ -72,6 +74,7 @@ class AttemptBody extends Readable {
   }
 
   override _read(): void {
+    if (this.stopped) return;
     if (this.attached) return void this.source.resume();
     this.attached = true;
     if (this.source.readableEnded) return void this.push(null);
@@ -86,8 +89,10 @@ class AttemptBody extends Readable {
     callback(error);
   }
 
-  /** Stops reading the client body for this attempt. */
+  /** Stops reading the client body for this attempt, for good. */
   stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
     if (!this.attached) return;
     this.source.off('data', this.onData);
     this.source.off('end', this.onEnd);
@@ -193,6 +198,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    // Failed before it started: when that happened inside a client's dispatch, undici refused to build it (TrackedClient).
+    if (!this.controller) this.options.refused = true;
     clearTimeout(this.timer);
     this.body?.stop();
     if (this.answer) this.answer.body.fail(error);
@@ -226,6 +233,8 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   private classify(error: Error & { code?: string }): Error {
     if (error instanceof OriginError || error instanceof ClientClosedError) return error;
+    // A request undici will not build (a header from the domain's config it refuses): the edge's failure, never the origin's.
+    if (error.code === 'UND_ERR_INVALID_ARG') return new Error(`the request to origin ${this.plan.origin.id} could not be built: ${error.message}`);
     const id = this.plan.origin.id;
     if (error.code !== undefined && TIMEOUT_CODES.has(error.code)) {
       const message = error.code === 'UND_ERR_CONNECT_TIMEOUT' ? `not connected within ${this.plan.connectTimeoutMs} ms` : `no data for ${this.plan.readTimeoutMs} ms`;

@@ -22,10 +22,27 @@ export type OriginTls = Pick<SecureContextOptions, 'ca'>;
 /** One pooled connection as the attempts on it see it: its current socket and the requests it has carried. */
 export type Connection = { socket: Socket | undefined; requests: number };
 
-/** Dispatch options an attempt hands a pool; the pool's client sets `connection` when it takes the request. */
-export type TrackedDispatch = Dispatcher.DispatchOptions & { connection?: Connection };
+/**
+ * Dispatch options an attempt hands a pool; the pool's client sets `connection` when it takes the
+ * request. The attempt sets `refused` when undici refused to build the request (an argument it
+ * does not take) while the client was dispatching it.
+ */
+export type TrackedDispatch = Dispatcher.DispatchOptions & { connection?: Connection; refused?: boolean };
 
 type Pool_ = { key: string; pool: Pool; fresh?: Pool };
+
+/** The TLS names of one origin with a pool of their own, at most (the least recently used one's pool is closed past it). */
+export const MAX_TLS_NAMES = 16;
+
+function closePool(entry: Pool_): void {
+  void entry.pool.close();
+  void entry.fresh?.close();
+}
+
+function destroyPool(entry: Pool_): void {
+  void entry.pool.destroy();
+  void entry.fresh?.destroy();
+}
 
 /** Errors of a connection that failed after its TCP connect, during the TLS handshake. */
 const handshakeErrors = new WeakSet<Error>();
@@ -63,9 +80,11 @@ class TrackedClient extends Client {
 
   readonly connection: Connection;
 
+  // A request refused before it was queued leaves the connection as free as it was: answering false (busy) would make
+  // the pool wait for a 'drain' this client never emits, and never hand it another request.
   override dispatch(options: TrackedDispatch, handler: Dispatcher.DispatchHandler): boolean {
     options.connection = this.connection;
-    return super.dispatch(options, handler);
+    return super.dispatch(options, handler) || options.refused === true;
   }
 }
 
@@ -90,7 +109,8 @@ function poolKey(origin: SnapshotOrigin, connectTimeoutMs: number, servername: s
 }
 
 export class OriginPools {
-  private readonly pools = new Map<string, Pool_>();
+  /** Per origin id, its pools by TLS name ('' for plain http and nameless TLS), the most recently used last. */
+  private readonly pools = new Map<string, Map<string, Pool_>>();
   private readonly inFlight = new Map<string, number>();
 
   constructor(private readonly tls: OriginTls = {}) {}
@@ -98,7 +118,9 @@ export class OriginPools {
   /**
    * The keep-alive pool of `origin` (at most limits.max_connections connections
    * when set) for requests whose TLS name is `servername` (https origins: a
-   * connection is made for one name); a changed address or setting gets a fresh pool.
+   * connection is made for one name; an origin addressed by IP has one pool per
+   * client host, the MAX_TLS_NAMES most recently used kept); a changed address or
+   * setting gets a fresh pool.
    */
   poolFor(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): Pool {
     return this.entryOf(origin, connectTimeoutMs, servername).pool;
@@ -136,30 +158,39 @@ export class OriginPools {
 
   /** Closes every pooled connection (shutdown). */
   close(): void {
-    for (const entry of this.pools.values()) {
-      void entry.pool.destroy();
-      void entry.fresh?.destroy();
-    }
+    for (const names of this.pools.values()) for (const entry of names.values()) destroyPool(entry);
     this.pools.clear();
   }
 
   private entryOf(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): Pool_ {
     const key = poolKey(origin, connectTimeoutMs, servername);
-    const name = origin.scheme === 'https' ? `${origin.id}|${servername ?? ''}` : origin.id;
-    const existing = this.pools.get(name);
-    if (existing?.key === key) return existing;
-    // The old pool's requests finish on their connections, which then close.
-    if (existing) {
-      void existing.pool.close();
-      void existing.fresh?.close();
+    let names = this.pools.get(origin.id);
+    if (!names) this.pools.set(origin.id, (names = new Map()));
+    const name = servername ?? '';
+    const existing = names.get(name);
+    if (existing?.key === key) {
+      if (names.size > 1) {
+        names.delete(name);
+        names.set(name, existing);
+      }
+      return existing;
     }
+    // The old pool's requests finish on their connections, which then close.
+    if (existing) closePool(existing);
     const entry: Pool_ = { key, pool: this.createPool(origin, connectTimeoutMs, origin.limits.max_connections) };
-    this.pools.set(name, entry);
+    names.delete(name);
+    names.set(name, entry);
+    if (names.size > MAX_TLS_NAMES) {
+      const [oldest, pools] = names.entries().next().value as [string, Pool_];
+      names.delete(oldest);
+      closePool(pools);
+    }
     return entry;
   }
 
   private createPool(origin: SnapshotOrigin, connectTimeoutMs: number, connections: number | null): Pool {
-    const url = `${origin.scheme}://${origin.host}:${origin.port}`;
+    // An IPv6 address is stored without brackets (socketHost's form); a URL needs them.
+    const url = `${origin.scheme}://${isIP(origin.host) === 6 ? `[${origin.host}]` : origin.host}:${origin.port}`;
     return new Pool(url, {
       connections,
       pipelining: 1,

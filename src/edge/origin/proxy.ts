@@ -113,19 +113,20 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   }
 
   async function send(ctx: RequestContext, origin: SnapshotOrigin, bodyState: BodyState, watch: (attempt: AttemptHandle) => void, conditional: Record<string, string> | undefined, fresh: boolean): Promise<EdgeResponse> {
+    const connectTimeoutMs = Math.min(origin.timeouts.connect_ms, connectCapMs);
+    const servername = origin.scheme === 'https' ? tlsName(origin, ctx.host) : undefined;
+    const pool = fresh ? pools.freshPoolFor(origin, connectTimeoutMs, servername) : pools.poolFor(origin, connectTimeoutMs, servername);
     if (!pools.admit(origin)) {
       breakers.release(origin);
       metrics?.originFailed('overloaded');
       throw new OriginError('overloaded', `more than ${origin.limits.max_pending_requests} requests waiting`, origin.id);
     }
     const started = Date.now();
-    const connectTimeoutMs = Math.min(origin.timeouts.connect_ms, connectCapMs);
-    const servername = origin.scheme === 'https' ? tlsName(origin, ctx.host) : undefined;
     let response: OriginAnswer;
     try {
       const attempt = attemptOrigin({
         origin,
-        pool: fresh ? pools.freshPoolFor(origin, connectTimeoutMs, servername) : pools.poolFor(origin, connectTimeoutMs, servername),
+        pool,
         fresh,
         method: ctx.method,
         target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,

@@ -454,6 +454,60 @@ describe('edge origin proxy', function () {
     expect(connections).to.equal(1);
   });
 
+  it('drains the upload of a request refused while it waited for a connection, after the connection frees, and serves the next request on that client connection', async () => {
+    const server = http.createServer((req, res) => {
+      if (req.url === '/slow') return void setTimeout(() => res.end('slow'), 600);
+      req.resume();
+      req.on('end', () => res.end('next'));
+    });
+    const handle = await listen(server);
+    cleanups.push(() => handle.close());
+    const { edge } = await rig(activeDomain([origin({ port: handle.port, timeouts: { connect_ms: 200, read_ms: 30000 }, limits: { max_connections: 1, max_pending_requests: 5 } })]));
+    const slow = request(edge.port, { path: '/slow' });
+    await sleep(50);
+    const client = net.connect(edge.port, '127.0.0.1');
+    cleanups.push(() => client.destroy());
+    let received = '';
+    client.setEncoding('latin1');
+    client.on('data', (text: string) => (received += text));
+    client.write(`PUT /upload HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${'a'.repeat(0x400)}\r\n`);
+    for (let waited = 0; waited < 100 && !received.includes('\r\n\r\n'); waited++) await sleep(20);
+    expect(received).to.match(/^HTTP\/1\.1 503 /);
+    // The given-up request reaches the freed connection now: it must not take the client's upload back from the drain.
+    expect((await slow).status).to.equal(200);
+    await sleep(100);
+    for (let count = 0; count < 32; count++) client.write(`10000\r\n${'b'.repeat(0x10000)}\r\n`);
+    client.write('0\r\n\r\nGET /next HTTP/1.1\r\nHost: example.test\r\n\r\n');
+    for (let waited = 0; waited < 150 && !received.endsWith('next'); waited++) await sleep(20);
+    expect(received.match(/HTTP\/1\.1 \d+/g)).to.deep.equal(['HTTP/1.1 503', 'HTTP/1.1 200']);
+  });
+
+  it('proxies to an origin addressed by an IPv6 literal (stored without brackets)', async () => {
+    const server = http.createServer((_req, res) => res.end('over v6'));
+    await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+    const { edge } = await rig(activeDomain([origin({ host: '::1', port: (server.address() as net.AddressInfo).port })]));
+    expect(await request(edge.port)).to.include({ status: 200, body: 'over v6' });
+  });
+
+  it('answers 500 to a request the HTTP client refuses to build (a shield secret it cannot send), without blaming the origin or blocking its connection', async () => {
+    const server = await originServer((_req, res) => res.end('ok'));
+    const observations: OriginObservation[] = [];
+    const breakers = new OriginBreakers();
+    const fetcher = createOriginFetcher({ config: TEST_CONFIG, health: new OriginHealthView({ onObservation: (observation) => observations.push(observation) }), breakers });
+    cleanups.push(() => fetcher.close());
+    const shared = origin({ port: server.port, limits: { max_connections: 1, max_pending_requests: 5 } });
+    const good = await startEdge(activeDomain([shared]), fetcher);
+    const refused = await startEdge(activeDomain([shared], { header_name: 'X-Shield', secret: 'pa\u20acword-123' }), fetcher);
+    cleanups.push(() => good.close(), () => refused.close());
+    expect((await request(good.port)).status).to.equal(200);
+    expect((await request(refused.port)).status).to.equal(500);
+    expect((await request(good.port)).status).to.equal(200);
+    expect(server.requests).to.equal(2);
+    expect(observations.filter((observation) => !observation.success)).to.deep.equal([]);
+    expect(breakers.state(shared, Date.now())).to.equal('closed');
+  });
+
   describe('https origins', () => {
     let dir: string;
     let key: Buffer;
