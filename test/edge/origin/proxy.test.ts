@@ -56,6 +56,25 @@ describe('edge origin proxy', function () {
     return server;
   }
 
+  // A raw client connection that starts a chunked PUT /upload with 1 KB of it. `finishThenAskNext` sends 2 MB more (far more
+  // than the socket and stream buffers hold: unread, it would stop the connection), ends it, asks GET /next on the same
+  // connection, and answers the status lines the client got once /next was answered (or after 3 s).
+  function startUpload(port: number): { received: () => string; finishThenAskNext: () => Promise<string[] | null> } {
+    const client = net.connect(port, '127.0.0.1');
+    cleanups.push(() => client.destroy());
+    let received = '';
+    client.setEncoding('latin1');
+    client.on('data', (text: string) => (received += text));
+    client.write(`PUT /upload HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${'a'.repeat(0x400)}\r\n`);
+    const finishThenAskNext = async (): Promise<string[] | null> => {
+      for (let count = 0; count < 32; count++) client.write(`10000\r\n${'b'.repeat(0x10000)}\r\n`);
+      client.write('0\r\n\r\nGET /next HTTP/1.1\r\nHost: example.test\r\n\r\n');
+      for (let waited = 0; waited < 150 && !received.endsWith('next'); waited++) await sleep(20);
+      return received.match(/HTTP\/1\.1 \d+/g);
+    };
+    return { received: () => received, finishThenAskNext };
+  }
+
   async function rawOrigin(onRequest: (request: RawOriginRequest) => void): Promise<RawOrigin> {
     const server = await startRawOrigin(onRequest);
     cleanups.push(() => server.close());
@@ -165,14 +184,20 @@ describe('edge origin proxy', function () {
     expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null, detail: 'status 99 Low' });
   });
 
-  it('answers 502 to a status line that does not parse, without retrying it, and counts it as an HTTP failure', async () => {
-    const server = await rawOrigin((request) => request.respond('HTTP/1.1 1000 Big', 'big'));
-    const spare = await originServer((_req, res) => res.end('spare'));
-    const { edge, observations } = await rig(activeDomain([origin({ port: server.port }), origin({ port: spare.port, role: 'backup' })]));
-    expect((await request(edge.port)).status).to.equal(502);
-    expect([server.requests.length, spare.requests]).to.deep.equal([1, 0]);
-    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null });
-  });
+  const unparsable: [string, (request: RawOriginRequest) => void][] = [
+    ['a status line that does not parse', (request) => request.respond('HTTP/1.1 1000 Big', 'big')],
+    ['an unsolicited 100 Continue (the edge never sends Expect)', (request) => request.socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')],
+  ];
+  for (const [what, answer] of unparsable) {
+    it(`answers 502 to ${what}, without retrying it, and counts it as an HTTP failure`, async () => {
+      const server = await rawOrigin(answer);
+      const spare = await originServer((_req, res) => res.end('spare'));
+      const { edge, observations } = await rig(activeDomain([origin({ port: server.port }), origin({ port: spare.port, role: 'backup' })]));
+      expect((await request(edge.port)).status).to.equal(502);
+      expect([server.requests.length, spare.requests]).to.deep.equal([1, 0]);
+      expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null });
+    });
+  }
 
   it('reads an interim 103 and passes on only the final answer', async () => {
     const server = await rawOrigin((request) => request.socket.write('HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal'));
@@ -181,15 +206,6 @@ describe('edge origin proxy', function () {
     expect(reply).to.include({ status: 200, body: 'final' });
     expect(reply.headers.link).to.equal(undefined);
     expect(observations[0]).to.include({ success: true });
-  });
-
-  it('answers 502 to an unsolicited 100 Continue, without retrying it (the edge never sends Expect)', async () => {
-    const server = await rawOrigin((request) => request.socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
-    const spare = await originServer((_req, res) => res.end('spare'));
-    const { edge, observations } = await rig(activeDomain([origin({ port: server.port }), origin({ port: spare.port, role: 'backup' })]));
-    expect((await request(edge.port)).status).to.equal(502);
-    expect([server.requests.length, spare.requests]).to.deep.equal([1, 0]);
-    expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null });
   });
 
   it('merges a repeated response header as Node does: Set-Cookie a list, a single-valued header its first value, others joined (raw client)', async () => {
@@ -351,21 +367,10 @@ describe('edge origin proxy', function () {
       req.once('data', () => req.socket.destroy());
     });
     const { edge } = await rig(activeDomain([origin({ port: server.port })]));
-    const client = net.connect(edge.port, '127.0.0.1');
-    cleanups.push(() => client.destroy());
-    let received = '';
-    client.setEncoding('latin1');
-    client.on('data', (text: string) => (received += text));
-    client.write(`PUT /upload HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${'a'.repeat(0x400)}\r\n`);
-    for (let wait = 0; wait < 100 && !received.includes('\r\n\r\n'); wait++) await sleep(20);
-    expect(received).to.match(/^HTTP\/1\.1 502 /);
-    // Far more than the socket and stream buffers hold: unread, it would stop the connection.
-    const chunk = 'b'.repeat(0x10000);
-    for (let count = 0; count < 32; count++) client.write(`10000\r\n${chunk}\r\n`);
-    client.write('0\r\n\r\nGET /next HTTP/1.1\r\nHost: example.test\r\n\r\n');
-    for (let wait = 0; wait < 150 && !received.endsWith('next'); wait++) await sleep(20);
-    expect(received.match(/HTTP\/1\.1 \d+/g)).to.deep.equal(['HTTP/1.1 502', 'HTTP/1.1 200']);
-    expect(received.endsWith('next')).to.equal(true);
+    const upload = startUpload(edge.port);
+    for (let wait = 0; wait < 100 && !upload.received().includes('\r\n\r\n'); wait++) await sleep(20);
+    expect(upload.received()).to.match(/^HTTP\/1\.1 502 /);
+    expect(await upload.finishThenAskNext()).to.deep.equal(['HTTP/1.1 502', 'HTTP/1.1 200']);
   });
 
   it('streams a request body to the origin', async () => {
@@ -465,21 +470,13 @@ describe('edge origin proxy', function () {
     const { edge } = await rig(activeDomain([origin({ port: handle.port, timeouts: { connect_ms: 200, read_ms: 30000 }, limits: { max_connections: 1, max_pending_requests: 5 } })]));
     const slow = request(edge.port, { path: '/slow' });
     await sleep(50);
-    const client = net.connect(edge.port, '127.0.0.1');
-    cleanups.push(() => client.destroy());
-    let received = '';
-    client.setEncoding('latin1');
-    client.on('data', (text: string) => (received += text));
-    client.write(`PUT /upload HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${'a'.repeat(0x400)}\r\n`);
-    for (let waited = 0; waited < 100 && !received.includes('\r\n\r\n'); waited++) await sleep(20);
-    expect(received).to.match(/^HTTP\/1\.1 503 /);
+    const upload = startUpload(edge.port);
+    for (let waited = 0; waited < 100 && !upload.received().includes('\r\n\r\n'); waited++) await sleep(20);
+    expect(upload.received()).to.match(/^HTTP\/1\.1 503 /);
     // The given-up request reaches the freed connection now: it must not take the client's upload back from the drain.
     expect((await slow).status).to.equal(200);
     await sleep(100);
-    for (let count = 0; count < 32; count++) client.write(`10000\r\n${'b'.repeat(0x10000)}\r\n`);
-    client.write('0\r\n\r\nGET /next HTTP/1.1\r\nHost: example.test\r\n\r\n');
-    for (let waited = 0; waited < 150 && !received.endsWith('next'); waited++) await sleep(20);
-    expect(received.match(/HTTP\/1\.1 \d+/g)).to.deep.equal(['HTTP/1.1 503', 'HTTP/1.1 200']);
+    expect(await upload.finishThenAskNext()).to.deep.equal(['HTTP/1.1 503', 'HTTP/1.1 200']);
   });
 
   it('proxies to an origin addressed by an IPv6 literal (stored without brackets)', async () => {
