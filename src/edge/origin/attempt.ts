@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
-import { ArrivingBody } from './arrived-body.js';
+import { ArrivingBody } from './arriving-body.js';
 import { failedInHandshake, type Connection, type TrackedDispatch } from './origin-pools.js';
 import { ClientClosedError, failureKindOf, OriginError, type StaleConnection } from './origin-error.js';
 
@@ -234,8 +234,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   private classify(error: Error & { code?: string }): Error {
     if (error instanceof OriginError || error instanceof ClientClosedError) return error;
     // A request undici will not build (a header from the domain's config it refuses): the edge's failure, never the origin's.
-    if (error.code === 'UND_ERR_INVALID_ARG') return new Error(`the request to origin ${this.plan.origin.id} could not be built: ${error.message}`);
     const id = this.plan.origin.id;
+    if (error.code === 'UND_ERR_INVALID_ARG') return new Error(`the request to origin ${id} could not be built: ${error.message}`);
     if (error.code !== undefined && TIMEOUT_CODES.has(error.code)) {
       const message = error.code === 'UND_ERR_CONNECT_TIMEOUT' ? `not connected within ${this.plan.connectTimeoutMs} ms` : `no data for ${this.plan.readTimeoutMs} ms`;
       return new OriginError('timeout', message, id);
@@ -263,7 +263,8 @@ export type AttemptHandle = { answer: Promise<OriginAnswer>; abort(error: Error)
  * connection), tls (handshake or certificate), invalid_response (what came back
  * does not parse as HTTP), timeout (connect_ms to be connected, read_ms of silence),
  * overloaded (still waiting for a pooled connection after connect_ms),
- * too_large (the streamed body passed the limit).
+ * too_large (the streamed body passed the limit); or with a plain Error when the
+ * HTTP client refused to build the request (the edge's failure, not the origin's).
  */
 export function attemptOrigin(plan: AttemptPlan): AttemptHandle {
   let attempt!: Attempt;
