@@ -240,7 +240,9 @@ class Attempt implements Dispatcher.DispatchHandler {
       const message = error.code === 'UND_ERR_CONNECT_TIMEOUT' ? `not connected within ${this.plan.connectTimeoutMs} ms` : `no data for ${this.plan.readTimeoutMs} ms`;
       return new OriginError('timeout', message, id);
     }
-    if ((error.code !== undefined && INVALID_RESPONSE_CODES.has(error.code)) || /^bad (response|upgrade)$/.test(error.message)) return new OriginError('invalid_response', describe(error), id);
+    // undici refuses any 100 Continue (it never sends Expect): RFC 9110 §15.2 lets an origin send one unasked, so it is not held against it.
+    if (error.message === 'bad response') return new OriginError('invalid_response', 'an unsolicited 100 Continue, which the edge cannot pass on', id, undefined, true);
+    if ((error.code !== undefined && INVALID_RESPONSE_CODES.has(error.code)) || error.message === 'bad upgrade') return new OriginError('invalid_response', describe(error), id);
     return new OriginError(failureKindOf(error, failedInHandshake(error)), describe(error), id, this.staleness());
   }
 

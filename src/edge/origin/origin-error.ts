@@ -22,6 +22,8 @@ export class OriginError extends Error {
     readonly originId?: string,
     /** Set when the failure is the keep-alive race on a reused connection rather than the origin's. */
     readonly stale?: StaleConnection,
+    /** Set when the origin's answer was valid HTTP the edge's client cannot take (an unsolicited 100 Continue): not held against it. */
+    readonly clientLimit = false,
   ) {
     super(message);
     this.name = 'OriginError';

@@ -62,7 +62,7 @@ function isStale(error: unknown): error is OriginError {
 
 /** True when `error` is the origin's fault (it counts against its breaker and health). */
 function blamesOrigin(error: unknown): error is OriginError {
-  return error instanceof OriginError && BLAMED_KINDS.has(error.kind) && !isStale(error);
+  return error instanceof OriginError && BLAMED_KINDS.has(error.kind) && error.stale === undefined && !error.clientLimit;
 }
 
 /**
@@ -148,7 +148,11 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
         metrics?.originFailed(error.kind);
         breakers.record(origin, false, now);
         health.recordPassive(origin.id, failureOutcome(error, now - started), now);
-      } else if (!isStale(error)) breakers.release(origin);
+      } else {
+        // An answer the edge's client cannot take is counted, though not against the origin.
+        if (error instanceof OriginError && error.clientLimit) metrics?.originFailed(error.kind);
+        if (!isStale(error)) breakers.release(origin);
+      }
       throw error;
     }
     const now = Date.now();

@@ -186,7 +186,7 @@ describe('edge origin proxy', function () {
 
   const unparsable: [string, (request: RawOriginRequest) => void][] = [
     ['a status line that does not parse', (request) => request.respond('HTTP/1.1 1000 Big', 'big')],
-    ['an unsolicited 100 Continue (the edge never sends Expect)', (request) => request.socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')],
+    ['a 101 to a request that asked for no upgrade', (request) => request.socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')],
   ];
   for (const [what, answer] of unparsable) {
     it(`answers 502 to ${what}, without retrying it, and counts it as an HTTP failure`, async () => {
@@ -198,6 +198,17 @@ describe('edge origin proxy', function () {
       expect(observations[0]).to.include({ success: false, failure_kind: 'http', http_status: null });
     });
   }
+
+  it('answers 502 to an unsolicited 100 Continue without retrying it or holding it against the origin (its HTTP client cannot take one; RFC 9110 allows it)', async () => {
+    const server = await rawOrigin((request) => request.socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
+    const spare = await originServer((_req, res) => res.end('spare'));
+    const target = origin({ port: server.port, circuit_breaker: { failure_threshold: 2, window_seconds: 60, cooldown_seconds: 60 } });
+    const { edge, observations, breakers } = await rig(activeDomain([target, origin({ port: spare.port, role: 'backup' })]));
+    for (let round = 0; round < 4; round++) expect((await request(edge.port)).status).to.equal(502);
+    expect([server.requests.length, spare.requests]).to.deep.equal([4, 0]);
+    expect(observations.filter((observation) => !observation.success)).to.deep.equal([]);
+    expect(breakers.state(target, Date.now())).to.equal('closed');
+  });
 
   it('reads an interim 103 and passes on only the final answer', async () => {
     const server = await rawOrigin((request) => request.socket.write('HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal'));
