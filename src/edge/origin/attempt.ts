@@ -64,6 +64,8 @@ class AttemptBody extends Readable {
   private attached = false;
   /** Set once the attempt is over: undici may still ask a given-up request's body for data when it reaches a connection. */
   private stopped = false;
+  /** Set once the origin answered: no other attempt will want what is left of the client body. */
+  answered = false;
   private sent = 0;
 
   constructor(
@@ -89,15 +91,22 @@ class AttemptBody extends Readable {
     callback(error);
   }
 
-  /** Stops reading the client body for this attempt, for good. */
+  /**
+   * Stops reading the client body for this attempt, for good. Before an answer the body is
+   * paused for the next attempt; after one (the origin answered before it read the whole body)
+   * the rest is read and dropped, as nginx does, so that the client connection can carry its
+   * next request.
+   */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    if (!this.attached) return;
-    this.source.off('data', this.onData);
-    this.source.off('end', this.onEnd);
-    this.source.off('close', this.onClose);
-    this.source.pause();
+    if (this.attached) {
+      this.source.off('data', this.onData);
+      this.source.off('end', this.onEnd);
+      this.source.off('close', this.onClose);
+    }
+    if (this.answered && !this.source.readableEnded) this.source.resume();
+    else if (this.attached) this.source.pause();
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -184,6 +193,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (status >= 100 && status < 200) return;
     clearTimeout(this.timer);
     this.settled = true;
+    if (this.body) this.body.answered = true;
     this.answer = { status, statusText: statusText ?? '', headers, body: new ArrivingBody(controller) };
     this.resolve(this.answer);
   }

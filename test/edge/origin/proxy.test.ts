@@ -490,6 +490,19 @@ describe('edge origin proxy', function () {
     expect(await upload.finishThenAskNext()).to.deep.equal(['HTTP/1.1 503', 'HTTP/1.1 200']);
   });
 
+  it('drains the rest of an upload the origin answered before reading it, so that the kept-alive client connection serves its next request', async () => {
+    const server = await originServer((req, res) => {
+      if (req.method === 'GET') return void res.end('next');
+      res.writeHead(401, { 'content-type': 'text/plain' }).end('denied');
+    });
+    const { edge } = await rig(activeDomain([origin({ port: server.port })]));
+    const upload = startUpload(edge.port);
+    for (let waited = 0; waited < 100 && !upload.received().includes('denied'); waited++) await sleep(20);
+    expect(upload.received()).to.match(/^HTTP\/1\.1 401 /);
+    await sleep(100);
+    expect(await upload.finishThenAskNext()).to.deep.equal(['HTTP/1.1 401', 'HTTP/1.1 200']);
+  });
+
   it('proxies to an origin addressed by an IPv6 literal (stored without brackets)', async () => {
     const server = http.createServer((_req, res) => res.end('over v6'));
     await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
