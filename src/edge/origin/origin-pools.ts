@@ -29,17 +29,17 @@ export type Connection = { socket: Socket | undefined; requests: number };
  */
 export type TrackedDispatch = Dispatcher.DispatchOptions & { connection?: Connection; refused?: boolean };
 
-type Pool_ = { key: string; pool: Pool; fresh?: Pool };
+type PoolEntry = { key: string; pool: Pool; fresh?: Pool };
 
 /** The TLS names of one origin with a pool of their own, at most (the least recently used one's pool is closed past it). */
 export const MAX_TLS_NAMES = 16;
 
-function closePool(entry: Pool_): void {
+function closePool(entry: PoolEntry): void {
   void entry.pool.close();
   void entry.fresh?.close();
 }
 
-function destroyPool(entry: Pool_): void {
+function destroyPool(entry: PoolEntry): void {
   void entry.pool.destroy();
   void entry.fresh?.destroy();
 }
@@ -110,7 +110,7 @@ function poolKey(origin: SnapshotOrigin, connectTimeoutMs: number, servername: s
 
 export class OriginPools {
   /** Per origin id, its pools by TLS name ('' for plain http and nameless TLS), the most recently used last. */
-  private readonly pools = new Map<string, Map<string, Pool_>>();
+  private readonly pools = new Map<string, Map<string, PoolEntry>>();
   private readonly inFlight = new Map<string, number>();
 
   constructor(private readonly tls: OriginTls = {}) {}
@@ -162,7 +162,7 @@ export class OriginPools {
     this.pools.clear();
   }
 
-  private entryOf(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): Pool_ {
+  private entryOf(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): PoolEntry {
     const key = poolKey(origin, connectTimeoutMs, servername);
     let names = this.pools.get(origin.id);
     if (!names) this.pools.set(origin.id, (names = new Map()));
@@ -177,11 +177,11 @@ export class OriginPools {
     }
     // The old pool's requests finish on their connections, which then close.
     if (existing) closePool(existing);
-    const entry: Pool_ = { key, pool: this.createPool(origin, connectTimeoutMs, origin.limits.max_connections) };
+    const entry: PoolEntry = { key, pool: this.createPool(origin, connectTimeoutMs, origin.limits.max_connections) };
     names.delete(name);
     names.set(name, entry);
     if (names.size > MAX_TLS_NAMES) {
-      const [oldest, pools] = names.entries().next().value as [string, Pool_];
+      const [oldest, pools] = names.entries().next().value as [string, PoolEntry];
       names.delete(oldest);
       closePool(pools);
     }
