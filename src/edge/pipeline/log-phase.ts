@@ -1,8 +1,10 @@
 import type { RequestMetrics } from '../metrics/worker-metrics.js';
 import type { SecurityEvent, UsageEvent } from '../worker/messages.js';
-import type { RequestContext } from './context.js';
+import type { CacheStatus, RequestContext } from './context.js';
 
 const MAX_PATH = 4096;
+/** How usage events name each X-Cache value. */
+const USAGE_CACHE_STATUS: Readonly<Record<CacheStatus, string>> = { HIT: 'hit', MISS: 'miss', BYPASS: 'bypass', EXPIRED: 'expired', STALE: 'stale', NONE: 'none' };
 const MAX_USER_AGENT = 1024;
 
 /** Where the log phase puts what it reports (the worker's bounded telemetry buffers). */
@@ -36,7 +38,7 @@ export function createLogPhase(sink: TelemetrySink, metrics?: RequestMetrics): (
     const timestamp = Math.floor(ctx.receivedAt / 1000);
     const path = boundedPath(ctx.path);
     sink.countVersion(ctx.config.version, status, ctx.originFailed);
-    sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: ctx.cacheStatus.toLowerCase(), timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
+    sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: USAGE_CACHE_STATUS[ctx.cacheStatus], timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
     for (const finding of ctx.findings) {
       const userAgent = ctx.req.headers['user-agent'];
       sink.security({

@@ -34,10 +34,13 @@ const KEEP_ALIVE_OR_CLOSE = /^(?:keep-alive|close)$/i;
 // X-Rewrite-URL: IIS, Symfony), the method (X-HTTP-Method-Override: Rails, Express, Spring)
 // and the client (X-Real-IP, True-Client-IP, X-Client-IP). The edge sets X-Forwarded-For,
 // -Proto, -Host and X-Real-IP itself (origin/forward-headers.ts).
-const PROXY_CLAIMS = [
+const PROXY_CLAIMS = new Set([
   'forwarded', 'x-forwarded-port', 'x-forwarded-prefix', 'x-forwarded-server', 'x-forwarded-ssl', 'x-forwarded-scheme', 'x-original-host',
   'x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-http-method', 'x-method-override', 'x-real-ip', 'true-client-ip', 'x-client-ip',
-];
+]);
+// The first letters of those names, lower case: a header beginning with any other is no claim and is not lower-cased to be looked up.
+const CLAIM_INITIALS = new Set([...PROXY_CLAIMS].map((name) => name.charCodeAt(0)));
+const TO_LOWER_CASE_BIT = 0x20;
 
 /** How the client reached the edge: `https` on the TLS listener's connections (one property read), else `http`. */
 export function schemeOf(req: IncomingMessage): 'http' | 'https' {
@@ -93,8 +96,19 @@ export function hostLines(rawHeaders: readonly string[]): number {
  * were for the hop to the edge), and the claims only a proxy in front of the origin makes, with
  * which the origin would read another host, path, method or client than every rule decided on.
  */
-export function dropClientClaims(headers: IncomingHttpHeaders): void {
-  for (const name of PROXY_CLAIMS) if (headers[name] !== undefined) delete headers[name];
+export function dropClientClaims(req: Pick<IncomingMessage, 'headers' | 'rawHeaders'>): void {
+  const { headers, rawHeaders } = req;
+  // The names the client sent, not a lookup per claim: most requests carry none.
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index];
+    if (!CLAIM_INITIALS.has(name.charCodeAt(0) | TO_LOWER_CASE_BIT)) continue;
+    const lower = name.toLowerCase();
+    if (PROXY_CLAIMS.has(lower)) delete headers[lower];
+  }
+  dropConnectionNamed(headers);
+}
+
+function dropConnectionNamed(headers: IncomingHttpHeaders): void {
   const connection = headers.connection;
   if (connection === undefined || KEEP_ALIVE_OR_CLOSE.test(connection)) return;
   for (const token of connection.toLowerCase().split(',')) {

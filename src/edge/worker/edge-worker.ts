@@ -161,7 +161,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
     ctx.query = head.query;
     // A header rule or a Vary on Host reads the normalised host too (an absolute-form target's, not the header's).
     if (head.host) req.headers.host = head.host;
-    dropClientClaims(req.headers);
+    dropClientClaims(req);
     return ctx;
   }
 

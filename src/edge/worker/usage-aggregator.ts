@@ -16,7 +16,9 @@ export type UsageTally = { requests: number; with_client_ip: number; without_pat
  * always made (at most one per domain, status, cache status, country and second).
  */
 export class UsageAggregator {
-  private events = new Map<string, UsageEvent>();
+  private events: UsageEvent[] = [];
+  // This interval's events by domain, then path; the few sharing both are told apart by their other fields.
+  private index = new Map<string, Map<string, UsageEvent[]>>();
   private tally: UsageTally = { requests: 0, with_client_ip: 0, without_path: 0 };
   private addressRoom = CLIENT_IP_EVENTS_PER_FLUSH;
 
@@ -47,8 +49,9 @@ export class UsageAggregator {
 
   /** Hands out the interval's events and tally and starts the next interval. */
   take(): { events: UsageEvent[]; tally: UsageTally } {
-    const taken = { events: [...this.events.values()], tally: this.tally };
-    this.events = new Map();
+    const taken = { events: this.events, tally: this.tally };
+    this.events = [];
+    this.index = new Map();
     this.tally = { requests: 0, with_client_ip: 0, without_path: 0 };
     this.addressRoom = CLIENT_IP_EVENTS_PER_FLUSH;
     return taken;
@@ -56,9 +59,9 @@ export class UsageAggregator {
 
   // Adds the request to its event, or starts one when there is room (an OTHER_PATHS one always); false when it did neither.
   private addTo(request: UsageEvent, path: string, clientIp: string | null): boolean {
-    // The path goes last: the fields before it never hold a space, so no two keys collide.
-    const key = `${request.timestamp} ${request.status} ${request.cache_status} ${request.client_country ?? ''} ${clientIp ?? ''} ${request.domain} ${path}`;
-    const event = this.events.get(key);
+    const byPath = this.index.get(request.domain);
+    const alike = byPath?.get(path);
+    const event = alike === undefined ? undefined : alikeEvent(alike, request, clientIp);
     if (event) {
       event.count = (event.count ?? 1) + 1;
       event.bytes += request.bytes;
@@ -69,7 +72,20 @@ export class UsageAggregator {
       this.room--;
     }
     if (clientIp) this.addressRoom--;
-    this.events.set(key, { domain: request.domain, path, status: request.status, bytes: request.bytes, count: 1, cache_status: request.cache_status, timestamp: request.timestamp, client_country: request.client_country ?? null, client_ip: clientIp });
+    const created: UsageEvent = { domain: request.domain, path, status: request.status, bytes: request.bytes, count: 1, cache_status: request.cache_status, timestamp: request.timestamp, client_country: request.client_country ?? null, client_ip: clientIp };
+    this.events.push(created);
+    if (alike) alike.push(created);
+    else if (byPath) byPath.set(path, [created]);
+    else this.index.set(request.domain, new Map([[path, [created]]]));
     return true;
   }
+}
+
+// The event among `events` (of the request's domain and path) counting requests like `request` from `clientIp`.
+function alikeEvent(events: UsageEvent[], request: UsageEvent, clientIp: string | null): UsageEvent | undefined {
+  const country = request.client_country ?? null;
+  for (const event of events) {
+    if (event.timestamp === request.timestamp && event.status === request.status && event.cache_status === request.cache_status && event.client_country === country && event.client_ip === clientIp) return event;
+  }
+  return undefined;
 }

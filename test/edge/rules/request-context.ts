@@ -41,7 +41,7 @@ export function contextFor(config: ActiveConfig, req: IncomingMessage, res: Serv
   if (isRefusal(head)) throw new Error(`the door refuses this test request: ${head.detail}`);
   Object.assign(ctx, head);
   if (head.host) req.headers.host = head.host;
-  dropClientClaims(req.headers);
+  dropClientClaims(req);
   ctx.domain = domainForHost(config, ctx.host);
   ctx.country = options.country;
   ctx.facts = prepareRequest(new LazyRequestFacts(ctx));

@@ -30,6 +30,16 @@ describe('edge worker telemetry buffer', () => {
     expect(message.dropped.usage).to.equal(0);
   });
 
+  it('keeps requests of other hosts, cache statuses or addresses on the same path apart, and joins each to its own', () => {
+    const message = flushed([request(), request({ domain: 'example.com' }), request({ cache_status: 'miss' }), request({ client_ip: '192.0.2.2' }), request({ domain: 'example.com' }), request()]);
+    expect(message.usage.map((event) => [event.domain, event.cache_status, event.client_ip, event.count])).to.deep.equal([
+      ['www.example.com', 'hit', '192.0.2.1', 2],
+      ['example.com', 'hit', '192.0.2.1', 2],
+      ['www.example.com', 'miss', '192.0.2.1', 1],
+      ['www.example.com', 'hit', '192.0.2.2', 1],
+    ]);
+  });
+
   it('counts every request past its room, the new paths under /(other) of their domain, status, cache status, country and second', () => {
     const requests = Array.from({ length: 10 }, (_, n) => request({ path: `/${n}`, bytes: n, client_ip: null }));
     const message = flushed([...requests, request({ path: '/9', status: 500, client_ip: null })], 3);
