@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerEdgeTokenCommands } from './commands/edge-token.js';
+import { keepNextTickShape } from './shared/next-tick-shape.js';
 
 /** Collects a repeatable option's values (`--domain a --domain b`). */
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -153,6 +154,7 @@ export function buildCli(): Command {
 
 /** Runs the CLI; configuration errors print one line and exit 2, other failures exit 1. */
 export async function main(argv: string[]): Promise<void> {
+  keepNextTickShape();
   try {
     await buildCli().parseAsync(argv);
   } catch (error) {

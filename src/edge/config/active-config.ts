@@ -3,6 +3,7 @@
 // Built off the request path (on activation); requests only read it.
 import type { RuleSet } from '../../shared/rules/rule-set.js';
 import { compileSnapshotRules, type ConfigSnapshot, type SnapshotDomain, type SnapshotOrigin, type SnapshotPurge, type SnapshotRule, type SnapshotRuleKind } from '../../shared/snapshot.js';
+import { compileHeaderRules, type HeaderRuleSets } from '../rules/header-rules-phase.js';
 import { cacheSettings, type CacheSettings } from './cache-settings.js';
 import { DomainIndex } from './domain-index.js';
 
@@ -15,7 +16,8 @@ export type ActiveDomain = {
   readonly origins: readonly SnapshotOrigin[];
   readonly originShield: SnapshotDomain['origin_shield'];
   readonly cache: CacheSettings;
-  readonly rules: { readonly [K in SnapshotRuleKind]: RuleSet<SnapshotRule> };
+  /** Every kind's rules compiled for the matcher; header rules apart by phase (header-rules-phase.ts). */
+  readonly rules: { readonly [K in Exclude<SnapshotRuleKind, 'headers'>]: RuleSet<SnapshotRule> } & { readonly headers: HeaderRuleSets };
   readonly snapshot: SnapshotDomain;
 };
 
@@ -54,7 +56,7 @@ export type SnapshotChange = { since: number; sinceChecksum: string; sections: P
 
 /** Compiles one domain's rules and settings; throws when a rule cannot be compiled. */
 export function compileDomain(domain: SnapshotDomain): ActiveDomain {
-  const rules = Object.fromEntries(Object.entries(domain.rules).map(([kind, list]) => [kind, compileSnapshotRules(list)])) as ActiveDomain['rules'];
+  const rules = Object.fromEntries(Object.entries(domain.rules).map(([kind, list]) => [kind, kind === 'headers' ? compileHeaderRules(list) : compileSnapshotRules(list)])) as ActiveDomain['rules'];
   return { id: domain.id, apex: domain.domain, origins: domain.origins, originShield: domain.origin_shield, cache: cacheSettings(domain.cache), rules, snapshot: domain };
 }
 

@@ -1,11 +1,16 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { allMatches } from '../../shared/rules/rule-set.js';
-import type { SnapshotRule } from '../../shared/snapshot.js';
+import { allMatches, type RuleSet } from '../../shared/rules/rule-set.js';
+import { compileSnapshotRules, type SnapshotRule } from '../../shared/snapshot.js';
 import type { RequestContext } from '../pipeline/context.js';
 import type { Phase } from '../pipeline/phase.js';
 import type { ResponseHeaders } from '../pipeline/response.js';
 
 type HeaderRule = SnapshotRule & { phase?: 'request' | 'response'; operation?: 'set' | 'add' | 'remove'; header_name: string; value?: string | null };
+/** A header rule ready to apply: its header's name in lower case. */
+type PreparedHeaderRule = HeaderRule & { lowerName: string };
+
+/** A domain's header rules, compiled apart by the phase they apply in. */
+export type HeaderRuleSets = { readonly request: RuleSet<PreparedHeaderRule>; readonly response: RuleSet<PreparedHeaderRule> };
 
 // Connection-level and framing headers belong to one hop, not to the message: the
 // API refuses rules on them; a rule that got through anyway is skipped, never applied.
@@ -19,9 +24,15 @@ const SENDABLE_VALUE = /^[\x20-\x7e]*$/;
 type Headers = Record<string, string | string[] | undefined>;
 
 function applicable(rule: HeaderRule): boolean {
-  const name = rule.header_name.toLowerCase();
-  if (HOP_BY_HOP.has(name)) return false;
+  if (HOP_BY_HOP.has(rule.header_name.toLowerCase())) return false;
   return rule.operation === 'remove' || (typeof rule.value === 'string' && SENDABLE_VALUE.test(rule.value));
+}
+
+/** Compiles a domain's header rules once per snapshot: a rule that may not be applied is left out, the others filed under their phase. */
+export function compileHeaderRules(rules: readonly SnapshotRule[]): HeaderRuleSets {
+  const prepared = (rules as readonly HeaderRule[]).filter(applicable).map((rule): PreparedHeaderRule => ({ ...rule, lowerName: rule.header_name.toLowerCase() }));
+  const inPhase = (phase: 'request' | 'response') => compileSnapshotRules(prepared.filter((rule) => (rule.phase ?? 'response') === phase));
+  return { request: inPhase('request'), response: inPhase('response') };
 }
 
 // Request headers are one string each (Node joins repeats); a cookie list joins with "; ".
@@ -36,8 +47,8 @@ function addResponseValue(current: string | string[] | undefined, value: string)
   return Array.isArray(current) ? [...current, value] : [current, value];
 }
 
-function apply(headers: Headers, rule: HeaderRule, add: (current: string | string[] | undefined, name: string, value: string) => string | string[]): void {
-  const name = rule.header_name.toLowerCase();
+function apply(headers: Headers, rule: PreparedHeaderRule, add: (current: string | string[] | undefined, name: string, value: string) => string | string[]): void {
+  const name = rule.lowerName;
   const operation = rule.operation ?? 'set';
   if (operation === 'remove') delete headers[name];
   else if (operation === 'set') headers[name] = rule.value as string;
@@ -46,12 +57,9 @@ function apply(headers: Headers, rule: HeaderRule, add: (current: string | strin
 
 function applyRules(ctx: RequestContext, phase: 'request' | 'response', headers: Headers, add: Parameters<typeof apply>[2]): void {
   if (!ctx.domain || !ctx.facts) return;
-  const set = ctx.domain.rules.headers;
+  const set = ctx.domain.rules.headers[phase];
   if (set.entries.length === 0) return;
-  for (const hit of allMatches(set, ctx.facts)) {
-    const rule = hit.rule as HeaderRule;
-    if ((rule.phase ?? 'response') === phase && applicable(rule)) apply(headers, rule, add);
-  }
+  for (const hit of allMatches(set, ctx.facts)) apply(headers, hit.rule, add);
 }
 
 /**
