@@ -7,7 +7,7 @@
 //   node bench/bare-node.mjs tls-cache <port> <originPort> <certificates>  the same over node:https, the
 //                                                       certificate picked by SNI from a Map of a context per
 //                                                       name of <certificates>/<apex>.pem and .key (apex and www)
-// Two workers (cluster), as the edge runs in the bench. Plain JavaScript, run by node without tsx.
+// Two workers (cluster) unless BARE_NODE_WORKERS says otherwise. Plain JavaScript, run by node without tsx.
 import cluster from 'node:cluster';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -18,7 +18,8 @@ import { Pool } from 'undici';
 import { keepNextTickShape } from '../lib/shared/next-tick-shape.js';
 
 const [mode, port, originPort, certificates] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5]];
-const WORKERS = 2;
+// Two workers, as the edge runs in the bench; BARE_NODE_WORKERS sets another number (one under callgrind).
+const WORKERS = Number(process.env.BARE_NODE_WORKERS ?? 2);
 
 function proxy() {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });

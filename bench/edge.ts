@@ -15,22 +15,26 @@
 // interleaved, and the medians of the CPU ratios are printed (issue #26: edge HIT at most 1.2x the
 // bare Map server's CPU per request, edge MISS at most 1.3x the bare keep-alive proxy's).
 // Targets (issue #11): HIT >= 0.7x nginx, MISS >= 0.4x nginx, added MISS p99 < 2 ms, RSS < 300 MB
-// per worker, zero failed requests during swaps. The edge runs with the telemetry batch size SPEC.md
-// gives production (500; development's 50 makes the core, on the same two CPUs, pay a transaction per
-// 50 events). BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit or miss runs
-// only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof);
+// per worker, zero failed requests during swaps. Last, where valgrind is installed, instructions per
+// HIT counted under callgrind (bench/instructions.ts: one worker each, a fixed number of requests) of
+// the bare Map server, the edge and the edge without its metrics listener: ratios a busy machine
+// cannot move (issue #26's HIT ratio; issue #27: the metrics under 3% of a HIT). The edge runs with
+// the telemetry batch size SPEC.md gives production (500; development's 50 makes the core, on the
+// same two CPUs, pay a transaction per 50 events). BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit, miss or
+// instructions runs only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof);
 // BENCH_EDGE_METRICS=off starts the edge without its metrics listener (CDN_EDGE_METRICS_PORT=0: its workers count nothing),
 // for measuring what the metrics cost; BENCH_EDGE_METRICS=compare runs a second edge without them beside the first, in
 // the same HIT rounds, and prints the median of edge/edge-without-metrics (issue #27: under 3% on a HIT).
 // Each round measures the servers in turn, in reverse order every other round, so no server always goes first.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCoreProcess } from './core-process.js';
 import { childPids, cpuSeconds, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startBareNode, startOrigin, waitFor } from './edge-setup.js';
 import { paced, saturate, type PacedResult, type WrkResult } from './edge-load.js';
+import { haveCallgrind, measureInstructions, spawnUnderCallgrind, type Instructions } from './instructions.js';
 import { requireWrk } from './wrk.js';
 import { freePort } from '../test/support/cluster.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
@@ -43,6 +47,9 @@ const HOST = 'www.bench1.example';
 const NGINX = '/usr/sbin/nginx';
 const CACHED_OBJECTS = 10000;
 const SWAPS = 20;
+/** The instruction count's windows (bench/instructions.ts) and the requests in each. */
+const INSTRUCTION_WINDOWS = 3;
+const INSTRUCTION_REQUESTS = 4000;
 /** The paced load: connections each pausing about this long between requests (~3,000 req/s in all, a third of what the edge serves at saturation). */
 const PACED_CONNECTIONS = 32;
 const PACED_PAUSE_MS = 10;
@@ -148,6 +155,15 @@ requireWrk();
 if (spawnSync(NGINX, ['-v']).error) exitWithout('nginx: apt-get install nginx-light');
 const dir = await mkdtemp(path.join(tmpdir(), 'cdn-bench-edge-'));
 const url = await createTestDatabase();
+// Stops one child: SIGTERM, then SIGKILL if it is still there after 10 s.
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+  await exited;
+  clearTimeout(timer);
+}
 const cleanup = async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -197,12 +213,24 @@ try {
   const nginx = spawn(NGINX, ['-p', dir, '-c', await nginxConfig(dir, nginxPort, originPort)], { stdio: ['ignore', 'inherit', 'inherit'] });
   children.push(nginx);
   const nodeArgs = (process.env.BENCH_EDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The environment of an edge serving on `port` with `workers` workers, with its metrics listener unless `metrics` is false.
+  const edgeEnv = async (id: string, port: number, metrics: boolean, workers = 2): Promise<NodeJS.ProcessEnv> => ({
+    ...process.env,
+    CDN_EDGE_CORE_URL: core.base,
+    CDN_EDGE_TOKEN: TOKEN,
+    CDN_EDGE_ID: id,
+    CDN_EDGE_WORKERS: String(workers),
+    CDN_EDGE_HTTP_PORT: String(port),
+    CDN_EDGE_HTTPS_PORT: String(await freePort()),
+    CDN_EDGE_METRICS_PORT: metrics ? String(await freePort()) : '0',
+    CDN_EDGE_DATA_DIR: path.join(dir, id),
+    CDN_EDGE_CONFIG_MAX_BYTES: maxBytes,
+    CDN_EDGE_TELEMETRY_BATCH_SIZE: '500',
+    CDN_LOG_LEVEL: 'warn',
+  });
   // An edge serving on `port`, with its metrics listener unless `metrics` is false.
   const startEdge = async (id: string, port: number, metrics: boolean): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], {
-      env: { ...process.env, CDN_EDGE_CORE_URL: core.base, CDN_EDGE_TOKEN: TOKEN, CDN_EDGE_ID: id, CDN_EDGE_WORKERS: '2', CDN_EDGE_HTTP_PORT: String(port), CDN_EDGE_HTTPS_PORT: String(await freePort()), CDN_EDGE_METRICS_PORT: metrics ? String(await freePort()) : '0', CDN_EDGE_DATA_DIR: path.join(dir, id), CDN_EDGE_CONFIG_MAX_BYTES: maxBytes, CDN_EDGE_TELEMETRY_BATCH_SIZE: '500', CDN_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    const child = spawn(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], { env: await edgeEnv(id, port, metrics), stdio: ['ignore', 'inherit', 'inherit'] });
     children.push(child);
     await waitFor(`${id} to serve the snapshot`, async () => (await edgeVersion(port)) === version);
     return child;
@@ -220,14 +248,45 @@ try {
   const missServers = { nginx: nginxServer, bare: serverOf('bare node:http proxy', bareProxyPort, bareProxy, 'bare-node'), undici: serverOf('bare undici proxy', undiciProxyPort, undiciProxy, 'bare-node'), edge: edgeServer };
 
   const only = process.env.BENCH_EDGE_ONLY;
-  if (only !== 'miss') {
+  if (only === undefined || only === 'hit') {
     for (const port of [nginxPort, edgePort, ...(withoutMetrics ? [withoutMetricsPort] : [])]) for (let n = 0; n < 4; n++) await get(port, '/hit/1');
     const results = await rounds('HIT', '/hit/1', [hitServers.nginx, hitServers.bare, ...withoutMetricsServer, hitServers.edge]);
     const last = results[results.length - 1];
     const [nginxHit, bareHit, edgeHit] = [last[0], last[1], last[last.length - 1]];
     console.log(`HIT ratio (last round) edge/nginx: ${ratio(edgeHit, nginxHit)} (target >= 0.7); bare node:http/nginx ${ratio(bareHit, nginxHit)}; edge/bare node:http ${ratio(edgeHit, bareHit)}`);
   }
-  if (only !== 'hit') await missRssAndSwaps();
+  if (only !== 'hit' && only !== 'instructions') await missRssAndSwaps();
+  if (only === undefined || only === 'instructions') await instructionCounts();
+
+  // Instructions per HIT (bench/instructions.ts) of the bare Map server, the edge and the edge without its metrics, one after another.
+  async function instructionCounts(): Promise<void> {
+    if (!haveCallgrind()) return console.log('HIT instructions per request: skipped, valgrind is not installed (apt-get install valgrind)');
+    const callgrindDir = path.join(dir, 'callgrind');
+    await mkdir(callgrindDir);
+    const measureOne = async (child: ChildProcess, command: string, port: number): Promise<Instructions> => {
+      children.push(child);
+      try {
+        return await measureInstructions(child, command, callgrindDir, { port, host: HOST, pathname: '/hit/1' }, INSTRUCTION_REQUESTS, INSTRUCTION_WINDOWS);
+      } finally {
+        await stopChild(child);
+      }
+    };
+    const barePort = await freePort();
+    const bare = spawnUnderCallgrind(process.execPath, [new URL('./bare-node.mjs', import.meta.url).pathname, 'cache', String(barePort), String(originPort)], callgrindDir, { ...process.env, BARE_NODE_WORKERS: '1' });
+    const bareCount = await measureOne(bare, 'bare-node', barePort);
+    const edgeUnderCallgrind = async (id: string, metrics: boolean): Promise<Instructions> => {
+      const port = await freePort();
+      const child = spawnUnderCallgrind(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], callgrindDir, await edgeEnv(id, port, metrics, 1));
+      await waitFor(`${id} under callgrind to serve the snapshot`, async () => (await edgeVersion(port)) === version, 300000);
+      return measureOne(child, 'cdn.js', port);
+    };
+    const withMetrics = await edgeUnderCallgrind('callgrind-edge', true);
+    const withoutMetrics = await edgeUnderCallgrind('callgrind-edge-without-metrics', false);
+    const thousands = (value: Instructions) => `${(value.perRequest / 1000).toFixed(1)}k (${value.windows.map((window) => (window / 1000).toFixed(1)).join(', ')})`;
+    console.log(`HIT instructions per request (callgrind, one worker, median of ${INSTRUCTION_WINDOWS} windows of ${INSTRUCTION_REQUESTS.toLocaleString('en')} requests):`);
+    console.log(`  bare node:http Map server ${thousands(bareCount)}; edge ${thousands(withMetrics)}; edge without metrics ${thousands(withoutMetrics)}`);
+    console.log(`  edge/bare node:http Map server ${(withMetrics.perRequest / bareCount.perRequest).toFixed(2)}x; the metrics cost ${((withMetrics.perRequest / withoutMetrics.perRequest - 1) * 100).toFixed(1)}% of an edge HIT (target < 3%)`);
+  }
   async function missRssAndSwaps(): Promise<void> {
     const direct = await wrk(originPort, '/miss/1');
     console.log(line('origin directly', direct));

@@ -1,0 +1,93 @@
+// Instructions per request under `valgrind --tool=callgrind` (Debian package `valgrind`): the part
+// of `npm run bench:edge` a busy machine cannot move. A server runs with one worker under callgrind,
+// instrumentation off (valgrind's fast mode) until it is measured; each window switches it on,
+// zeroes the counters, sends exactly `requests` keep-alive requests, dumps and switches it off;
+// the worker's instructions (every thread: V8's compiler and garbage collector included) divided
+// by the requests. The first window after a warm-up is dropped (valgrind translates the code
+// again once instrumented), then the median of the rest. User-space instructions only: the kernel's
+// share of a request (socket reads and writes, alike for every server here) is not counted, and
+// work done per unit of time (the edge's telemetry flush every 100 ms) weighs more per request
+// than at full speed, since callgrind runs some 50 times slower.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { childPids, waitFor } from './edge-setup.js';
+
+const WARM_UP_REQUESTS = 5000;
+const CONNECTIONS = 8;
+
+/** True when valgrind's callgrind and callgrind_control are installed. */
+export function haveCallgrind(): boolean {
+  return !spawnSync('valgrind', ['--version']).error && !spawnSync('callgrind_control', ['--version']).error;
+}
+
+/** `command` with `args` under callgrind, its children too, writing its dumps into `dir`. */
+export function spawnUnderCallgrind(command: string, args: string[], dir: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const valgrind = ['--quiet', '--tool=callgrind', '--trace-children=yes', '--instr-atstart=no', `--callgrind-out-file=${path.join(dir, 'callgrind.%p')}`];
+  return spawn('valgrind', [...valgrind, command, ...args], { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+}
+
+/** Exactly `count` GETs of `pathname` for `host` over `CONNECTIONS` keep-alive connections, each answered 200 before the next. */
+export async function sendRequests(port: number, host: string, pathname: string, count: number): Promise<void> {
+  const request = Buffer.from(`GET ${pathname} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: bench-instructions\r\nAccept: */*\r\n\r\n`);
+  let sent = 0;
+  await Promise.all(Array.from({ length: CONNECTIONS }, () => new Promise<void>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let buffered = '';
+    const next = () => {
+      if (sent >= count) return void socket.end(resolve);
+      sent++;
+      socket.write(request);
+    };
+    socket.once('connect', next).on('error', reject).on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('latin1');
+      for (;;) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        const head = buffered.slice(0, end);
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        if (buffered.length < end + 4 + length) return;
+        if (!head.startsWith('HTTP/1.1 200')) return reject(new Error(`expected 200, got: ${head.split('\r\n')[0]}`));
+        buffered = buffered.slice(end + 4 + length);
+        next();
+      }
+    });
+  })));
+}
+
+// The instructions in the newest dump of `pid` in `dir`.
+async function lastDumpTotal(dir: string, pid: number): Promise<number> {
+  const dumps = (await readdir(dir)).filter((name) => name.startsWith(`callgrind.${pid}.`)).sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+  const text = await readFile(path.join(dir, dumps[dumps.length - 1]), 'utf8');
+  const total = /^(?:summary|totals): (\d+)/m.exec(text);
+  if (!total) throw new Error(`no instruction total in ${dumps[dumps.length - 1]}`);
+  return Number(total[1]);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+
+export type Instructions = { perRequest: number; windows: number[] };
+
+/**
+ * Instructions per request of the one worker of `server` (a process under callgrind; its worker is
+ * the child whose command line holds `command`), serving GETs of `pathname` on `port`: `windows`
+ * windows of `requests` each after a warm-up and a dropped window.
+ */
+export async function measureInstructions(server: ChildProcess, command: string, dir: string, target: { port: number; host: string; pathname: string }, requests: number, windows: number): Promise<Instructions> {
+  let worker: number | undefined;
+  await waitFor(`the worker of ${command} under callgrind`, async () => (worker = (await childPids(server.pid!, command))[0]) !== undefined, 180000);
+  const control = (...args: string[]) => execFileSync('callgrind_control', [...args, String(worker)], { stdio: 'ignore' });
+  await waitFor(`${command} under callgrind to answer`, () => sendRequests(target.port, target.host, target.pathname, 1).then(() => true), 180000);
+  await sendRequests(target.port, target.host, target.pathname, WARM_UP_REQUESTS);
+  const counted: number[] = [];
+  for (let window = 0; window <= windows; window++) {
+    control('--instr=on');
+    control('--zero');
+    await sendRequests(target.port, target.host, target.pathname, requests);
+    control('--dump');
+    control('--instr=off');
+    if (window > 0) counted.push((await lastDumpTotal(dir, worker!)) / requests);
+  }
+  return { perRequest: median(counted), windows: counted };
+}
