@@ -62,26 +62,21 @@ function listFor<K>(map: ReadonlyMap<K, readonly number[]>, key: K): readonly nu
  * set's next evaluation; evaluation never re-enters a set).
  */
 function candidates<R>(set: RuleSet<R>, request: PreparedRequest): readonly number[] {
-  const head = listFor(set.byHead, request.pathHead);
-  const extension = listFor(set.byExtension, request.pathExtension);
-  const host = listFor(set.byHost, request.host);
-  const network = set.byNetwork.size ? listFor(set.byNetwork, request.networkKey) : NONE;
-  const always = set.always;
-  // Most requests meet one list at most, which is then the order itself: no merge, no scratch written.
-  const nonEmpty = (head.length ? 1 : 0) + (extension.length ? 1 : 0) + (host.length ? 1 : 0) + (network.length ? 1 : 0) + (always.length ? 1 : 0);
-  if (nonEmpty <= 1) return head.length ? head : extension.length ? extension : host.length ? host : network.length ? network : always;
-  const lists = set.scratch.lists;
-  lists[0] = head;
-  lists[1] = extension;
-  lists[2] = host;
-  lists[3] = network;
-  lists[4] = always;
-  return merged(set.scratch);
-}
-
-// The sorted lists of `scratch.lists` merged into one sorted list without repeats, in `scratch.order`.
-function merged(scratch: RuleSet<unknown>['scratch']): readonly number[] {
-  const { lists, positions, order } = scratch;
+  const { lists, positions, order } = set.scratch;
+  lists[0] = listFor(set.byHead, request.pathHead);
+  lists[1] = listFor(set.byExtension, request.pathExtension);
+  lists[2] = listFor(set.byHost, request.host);
+  lists[3] = set.byNetwork.size ? listFor(set.byNetwork, request.networkKey) : NONE;
+  lists[4] = set.always;
+  let nonEmpty = 0;
+  let only = NONE;
+  for (let list = 0; list < 5; list++) {
+    if (lists[list].length) {
+      nonEmpty++;
+      only = lists[list];
+    }
+  }
+  if (nonEmpty <= 1) return only;
   positions.fill(0);
   order.length = 0;
   for (;;) {
