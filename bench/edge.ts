@@ -16,12 +16,13 @@
 // bare Map server's CPU per request, edge MISS at most 1.3x the bare keep-alive proxy's).
 // Targets (issue #11): HIT >= 0.7x nginx, MISS >= 0.4x nginx, added MISS p99 < 2 ms, RSS < 300 MB
 // per worker, zero failed requests during swaps. Between the HIT and the MISS, where valgrind is
-// installed, instructions per HIT counted under callgrind (bench/instructions.ts: one worker each, a fixed number of requests) of
-// the bare Map server, the edge and the edge without its metrics listener: ratios a busy machine
-// cannot move (issue #26's HIT ratio; issue #27: the metrics under 3% of a HIT). The edge runs with
-// the telemetry batch size SPEC.md gives production (500; development's 50 makes the core, on the
-// same two CPUs, pay a transaction per 50 events). BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit, miss or
-// instructions runs only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof);
+// installed, instructions per HIT counted under callgrind (bench/instructions.ts: one worker each,
+// a fixed number of requests) of the bare Map server, the edge and the edge without its metrics
+// listener: ratios a busy machine cannot move (issue #26's HIT ratio; issue #27: the metrics under
+// 3% of a HIT). The edge runs with the telemetry batch size SPEC.md gives production (500;
+// development's 50 makes the core, on the same two CPUs, pay a transaction per 50 events).
+// BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit, miss or instructions
+// runs only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof);
 // BENCH_EDGE_METRICS=off starts the edge without its metrics listener (CDN_EDGE_METRICS_PORT=0: its workers count nothing),
 // for measuring what the metrics cost; BENCH_EDGE_METRICS=compare runs a second edge without them beside the first, in
 // the same HIT rounds, and prints the median of edge/edge-without-metrics (issue #27: under 3% on a HIT).
