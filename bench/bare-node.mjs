@@ -7,7 +7,8 @@
 //   node bench/bare-node.mjs tls-cache <port> <originPort> <certificates>  the same over node:https, the
 //                                                       certificate picked by SNI from a Map of a context per
 //                                                       name of <certificates>/<apex>.pem and .key (apex and www)
-// Two workers (cluster) unless BARE_NODE_WORKERS says otherwise. Plain JavaScript, run by node without tsx.
+// Two workers (cluster) unless BARE_NODE_WORKERS says otherwise. Plain JavaScript, run by node without tsx;
+// it takes keepNextTickShape from the compiled lib/ (npm ci and npm test build it).
 import cluster from 'node:cluster';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';

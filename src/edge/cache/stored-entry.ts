@@ -15,8 +15,6 @@ import type { CacheEntry } from './types.js';
 
 /** Headers that describe one connection, never a stored object (RFC 9110 §7.6.1), plus those the edge sets on delivery. */
 const NOT_STORED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'set-cookie', 'age', 'x-cache']);
-/** Headers hygiene would delete from every HIT: not stored for the client, so a HIT's header object never loses a property. */
-const NOT_SERVED: ReadonlySet<string> = new Set(REMOVED_RESPONSE_HEADERS);
 
 /** When a response was fetched: the request sent (`fetchedAt`) and its head received (`receivedAt`), wall-clock ms. */
 export type FetchTimes = { fetchedAt: number; receivedAt: number };
@@ -41,7 +39,8 @@ function storedHeaders(origin: ResponseHeaders, fresh: Freshness, bodyLength: nu
     if (NOT_STORED.has(name) || named.has(name)) continue;
     const targeted = targets.includes(name);
     if (targeted || name === 'cache-control') originFreshness[name] = origin[name];
-    if (!targeted && !NOT_SERVED.has(name)) headers[name] = origin[name];
+    // What hygiene would delete from every HIT is not stored for the client, so a HIT's header object never loses a property.
+    if (!targeted && !REMOVED_RESPONSE_HEADERS.has(name)) headers[name] = origin[name];
   }
   if (fresh.clientCacheControl !== undefined) headers['cache-control'] = fresh.clientCacheControl;
   headers['content-length'] = String(bodyLength);

@@ -1,9 +1,7 @@
 import type { Phase } from './phase.js';
 
 /** Headers that name software and its version, and hop-by-hop headers of the origin's connection, which must not reach the client (the cache strips them before storing). */
-export const REMOVED_RESPONSE_HEADERS: readonly string[] = ['server', 'x-powered-by', 'x-aspnet-version', 'x-aspnetmvc-version', 'x-runtime', 'x-generator', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'];
-
-const REMOVED = new Set(REMOVED_RESPONSE_HEADERS);
+export const REMOVED_RESPONSE_HEADERS: ReadonlySet<string> = new Set(['server', 'x-powered-by', 'x-aspnet-version', 'x-aspnetmvc-version', 'x-runtime', 'x-generator', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
 /**
  * hygiene (response phase, always runs last): removes the Server header and
@@ -18,7 +16,7 @@ export const hygienePhase: Phase = {
     const headers = ctx.response!.headers;
     if (headers.connection === 'close') ctx.res.shouldKeepAlive = false;
     // The response's few names against the set, not a lookup per removed name.
-    for (const name in headers) if (REMOVED.has(name)) delete headers[name];
+    for (const name in headers) if (REMOVED_RESPONSE_HEADERS.has(name)) delete headers[name];
     headers['x-request-id'] = ctx.requestId;
     return false;
   },

@@ -17,7 +17,7 @@ const BETA = 'www.beta.example';
 type Seen = { origin: string; method: string; url: string; host: string; xfh: string; verified: string | null; claims: string[]; realIp: string };
 
 // Headers with which a client could make the origin read another host, path, method or client.
-const CLAIMS = ['forwarded', 'x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-forwarded-port', 'true-client-ip'];
+const CLAIMS = ['forwarded', 'x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-method-override', 'x-forwarded-port', 'x-forwarded-scheme', 'true-client-ip', 'x-client-ip'];
 
 const request = (target: string, headers: string[], method = 'GET') => `${method} ${target} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`;
 
@@ -36,7 +36,8 @@ function reflectingOrigin(name: string): Promise<TestOrigin> {
       realIp: String(req.headers['x-real-ip'] ?? ''),
     };
     const body = JSON.stringify(seen);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'max-age=600', server: 'Origin/1.0', 'x-powered-by': 'PHP/5.1', 'x-internal': 'secret' });
+    // Names as the origin's software spells them: hygiene and the header rules must find them whatever their case.
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'max-age=600', Server: 'Origin/1.0', 'X-POWERED-BY': 'PHP/5.1', 'X-Internal': 'secret' });
     res.end(body);
   });
 }
@@ -138,6 +139,16 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
   it('never lets a client tell the origin another host, path, method or client address', async () => {
     const answer = await get('/claims', ALPHA, ['Forwarded: host=evil.example;proto=https', 'X-Original-URL: /admin', 'X-Rewrite-URL: /admin', 'X-HTTP-Method-Override: DELETE', 'X-Forwarded-Port: 8443', 'True-Client-IP: 6.6.6.6', 'X-Real-IP: 6.6.6.6']);
     expect(seenBy(answer.text)).to.deep.include({ claims: [], realIp: '127.0.0.1', url: '/claims', method: 'GET' });
+  });
+
+  it('finds the claims whatever the case and however often the client writes them, on an absolute-form target too', async () => {
+    const claims = ['FORWARDED: host=evil.example', 'x-ORIGINAL-url: /admin', 'X-Rewrite-Url: /admin', 'x-rewrite-url: /admin', 'x-http-method-override: DELETE', 'X-Method-Override: PUT', 'X-FORWARDED-PORT: 8443', 'X-Forwarded-Scheme: https', 'true-CLIENT-ip: 6.6.6.6', 'x-real-IP: 6.6.6.6', 'X-CLIENT-IP: 6.6.6.6'];
+    const origin = await get('/claims-spelled?x=1', ALPHA, claims);
+    expect(seenBy(origin.text)).to.deep.include({ claims: [], realIp: '127.0.0.1', url: '/claims-spelled?x=1', method: 'GET' });
+    const absolute = await sendRaw(edge.port, request(`http://${ALPHA.toUpperCase()}./claims-absolute`, ['Host: elsewhere.example', 'Connection: keep-alive, X-Kept', 'X-Kept: no', ...claims]));
+    expect(seenBy(absolute.text)).to.deep.include({ claims: [], realIp: '127.0.0.1', url: '/claims-absolute', host: ALPHA });
+    expect(rawHeaders(absolute.text)).to.have.property('x-request-id');
+    expect(rawHeaders(absolute.text)).not.to.have.any.keys('server', 'x-powered-by', 'x-internal');
   });
 
   describe('one normalised path for every rule', () => {
