@@ -76,7 +76,7 @@ export function cacheKey(ctx: RequestContext, rule: CacheRule | undefined): stri
   let key = `${ctx.domain?.id ?? ''}\n${ctx.scheme}\n${ctx.host}\n${bounded(ctx.path)}\n${bounded(keyQuery(ctx, rule))}`;
   const spec = rule?.cache_key;
   if (!spec) return key;
-  for (const name of spec.headers ?? []) key += `\nh:${name}=${bounded(headerValue(ctx.req.headers, name.toLowerCase()))}`;
+  for (const name of spec.headers ?? []) key += `\nh:${name}=${bounded(headerValue(ctx.headers, name.toLowerCase()))}`;
   if (spec.cookies?.length) {
     const cookies = ctx.facts?.facts.cookies ?? {};
     for (const name of spec.cookies) key += `\nc:${bounded(name)}=${bounded(cookies[name] ?? '')}`;
@@ -109,7 +109,7 @@ export function originSaw(ctx: RequestContext, name: string): string {
   }
   const shield = ctx.domain?.originShield;
   if (shield && name.length === shield.header_name.length && name === shield.header_name.toLowerCase()) return shield.secret ? SHIELD_SECRET : '';
-  return headerValue(ctx.req.headers, name);
+  return headerValue(ctx.headers, name);
 }
 
 /**

@@ -59,7 +59,7 @@ type FetchMode = 'may-wait' | 'own' | 'uncached';
 
 // Only a plain GET may fill the cache: HEAD has no body, Range a part, and conditionals may get a 304.
 function mayFill(ctx: RequestContext): boolean {
-  const headers = ctx.req.headers;
+  const headers = ctx.headers;
   return (
     ctx.method === 'GET' &&
     headers.range === undefined &&
@@ -309,7 +309,7 @@ class CachePhase implements Phase {
 
   private freshness(ctx: RequestContext, rule: CacheRule | undefined, response: EdgeResponse, now: number): Freshness {
     const settings = ctx.domain!.cache;
-    const request = ctx.req.headers;
+    const request = ctx.headers;
     const requestNoStore = request['cache-control'] !== undefined && parseCacheControl(request['cache-control']).has('no-store');
     return decideFreshness({ status: response.status, headers: response.headers, settings, rule, page: ctx.page, authorized: request.authorization !== undefined, requestNoStore, now });
   }

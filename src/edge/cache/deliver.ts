@@ -24,7 +24,7 @@ export function deliver(ctx: RequestContext, entry: CacheEntry, status: CacheSta
   headers['x-cache'] = status;
   ctx.cacheStatus = status;
   const head = ctx.method === 'HEAD';
-  const request = ctx.req.headers;
+  const request = ctx.headers;
   if ((request['if-none-match'] !== undefined || request['if-modified-since'] !== undefined) && entry.status < 300 && notModified(request, headers, entry.storedAt, now)) return notModifiedResponse(headers);
   if (entry.status !== 200) return { status: entry.status, headers, body: head ? null : sendable(entry.body) };
   headers['accept-ranges'] = 'bytes';

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { canonicalIp } from '../../shared/ip-address.js';
 import { isCountry } from '../../shared/geo/regions.js';
 import { trustedProxyMatcher } from './trusted-proxies.js';
@@ -8,9 +8,9 @@ const MAX_FORWARDED_HOPS = 32;
 /** Who the client is, as far as the edge may believe its upstream. */
 export type ClientResolver = {
   /** The client address: from X-Forwarded-For when the peer is a trusted proxy (the right-most address that is not one), else the peer. */
-  clientIp(req: IncomingMessage, peer: string): string;
+  clientIp(headers: IncomingHttpHeaders, peer: string): string;
   /** The country a trusted upstream stated (the first of CDN_EDGE_COUNTRY_HEADERS present), or undefined. */
-  headerCountry(req: IncomingMessage, peer: string): string | undefined;
+  headerCountry(headers: IncomingHttpHeaders, peer: string): string | undefined;
 };
 
 // The last `max` comma-separated entries of `text`, right-most first, found from the end
@@ -26,8 +26,8 @@ function lastHops(text: string, max: number): string[] {
   }
 }
 
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
@@ -39,9 +39,9 @@ export function createClientResolver(options: { trustedProxies: string; countryH
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
   return {
-    clientIp(req, peer) {
+    clientIp(requestHeaders, peer) {
       if (!trusted(peer)) return peer;
-      const forwarded = req.headers['x-forwarded-for'];
+      const forwarded = requestHeaders['x-forwarded-for'];
       if (!forwarded) return peer;
       const hops = lastHops(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, MAX_FORWARDED_HOPS);
       for (let index = 0; index < hops.length; index++) {
@@ -51,10 +51,10 @@ export function createClientResolver(options: { trustedProxies: string; countryH
       }
       return peer;
     },
-    headerCountry(req, peer) {
+    headerCountry(requestHeaders, peer) {
       if (headers.length === 0 || !trusted(peer)) return undefined;
       for (const name of headers) {
-        const value = headerValue(req, name)?.trim().toUpperCase();
+        const value = headerValue(requestHeaders, name)?.trim().toUpperCase();
         if (value !== undefined) return value.length === 2 && isCountry(value) ? value : undefined;
       }
       return undefined;

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/load.js';
 import type { Phase } from '../pipeline/phase.js';
@@ -8,7 +8,7 @@ import { CountryDatabase } from './country-database.js';
 /** Client address and country resolution of a worker. */
 export type CountryServices = {
   phase: Phase;
-  clientIp(req: IncomingMessage, peer: string): string;
+  clientIp(headers: IncomingHttpHeaders, peer: string): string;
   close(): void;
 };
 
@@ -24,11 +24,11 @@ export async function createCountryServices(config: Config, logger: Logger): Pro
     phase: {
       name: 'country',
       run(ctx) {
-        ctx.country = resolver.headerCountry(ctx.req, ctx.req.socket.remoteAddress ?? '') ?? database.lookup(ctx.clientIp);
+        ctx.country = resolver.headerCountry(ctx.headers, ctx.peer) ?? database.lookup(ctx.clientIp);
         return false;
       },
     },
-    clientIp: (req, peer) => resolver.clientIp(req, peer),
+    clientIp: (headers, peer) => resolver.clientIp(headers, peer),
     close: () => database.close(),
   };
 }

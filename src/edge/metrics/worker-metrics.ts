@@ -10,12 +10,11 @@ import type { MemoryTier } from '../cache/memory-tier.js';
 import type { ActiveConfig } from '../config/active-config.js';
 import type { OriginBreakers } from '../origin/breaker.js';
 import type { OriginErrorKind } from '../origin/origin-error.js';
-import type { CacheStatus, SecurityFinding } from '../pipeline/context.js';
+import { CACHE_STATUSES, cacheStatusIndex, type CacheStatus, type SecurityFinding } from '../pipeline/context.js';
 import { CACHE_METRICS } from './cache-metric-names.js';
 import { registerCounterFrom, type CounterInc } from './scraped-counter.js';
 
 export const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx', 'other'] as const;
-export const CACHE_STATUSES: readonly CacheStatus[] = ['HIT', 'MISS', 'BYPASS', 'EXPIRED', 'STALE', 'NONE'];
 export const FINDING_KINDS: readonly SecurityFinding['kind'][] = ['waf', 'rate_limit', 'ip_rule', 'bot', 'geo', 'challenge'];
 export const FINDING_ACTIONS: readonly SecurityFinding['action'][] = ['block', 'challenge', 'allow', 'log', 'pass'];
 export const ORIGIN_ERROR_KINDS: readonly OriginErrorKind[] = ['connect', 'tls', 'timeout', 'invalid_response', 'breaker_open', 'no_origin', 'too_large', 'overloaded'];
@@ -24,7 +23,6 @@ export const BREAKER_STATES = ['closed', 'half_open', 'open'] as const;
 /** The decisions whose series exist from the start (rate() and alert rules see them before the first one); others appear once taken. */
 const ZERO_STARTED_DECISIONS = ['waf', 'rate_limit', 'ip_rule'].flatMap((kind) => ['block', 'challenge', 'log'].map((action) => ({ kind, action })));
 
-const CACHE_INDEX = Object.fromEntries(CACHE_STATUSES.map((status, index) => [status, index])) as Record<CacheStatus, number>;
 const KIND_INDEX = Object.fromEntries(FINDING_KINDS.map((kind, index) => [kind, index])) as Record<SecurityFinding['kind'], number>;
 const ACTION_INDEX = Object.fromEntries(FINDING_ACTIONS.map((action, index) => [action, index])) as Record<SecurityFinding['action'], number>;
 const ERROR_INDEX = Object.fromEntries(ORIGIN_ERROR_KINDS.map((kind, index) => [kind, index])) as Record<OriginErrorKind, number>;
@@ -33,7 +31,7 @@ const ORIGIN_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 /** The slot of a request in a status class × cache status table. */
 function requestSlot(status: number, cacheStatus: CacheStatus): number {
   const statusClass = Math.floor(status / 100);
-  return (statusClass >= 1 && statusClass <= 5 ? statusClass - 1 : 5) * CACHE_STATUSES.length + CACHE_INDEX[cacheStatus];
+  return (statusClass >= 1 && statusClass <= 5 ? statusClass - 1 : 5) * CACHE_STATUSES.length + cacheStatusIndex(cacheStatus);
 }
 
 function requestTable(): Float64Array {

@@ -130,11 +130,11 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
         fresh,
         method: ctx.method,
         target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
-        headers: Object.assign(forwardHeaders(ctx.req.headers, origin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }), conditional),
+        headers: Object.assign(forwardHeaders(ctx.headers, origin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }), conditional),
         servername,
         connectTimeoutMs,
         readTimeoutMs: Math.min(origin.timeouts.read_ms, readCapMs),
-        body: hasRequestBody(ctx.req.headers) ? ctx.req : null,
+        body: hasRequestBody(ctx.headers) ? ctx.req : null,
         maxBodyBytes: config.edgeClientMaxBodyBytes,
         bodyState,
         onDone: () => pools.release(origin),
@@ -198,7 +198,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
   function fetchOrigin(ctx: RequestContext, options: FetchOptions = {}): Promise<EdgeResponse> {
     const domain = ctx.domain;
     if (!domain || domain.origins.length === 0) return refuse('no_origin', 'the domain has no routable origin');
-    const length = Number(ctx.req.headers['content-length'] ?? 0);
+    const length = Number(ctx.headers['content-length'] ?? 0);
     if (length > config.edgeClientMaxBodyBytes) return refuse('too_large', `content-length ${length} above ${config.edgeClientMaxBodyBytes}`);
     const order = orderOrigins(domain, seedOf(ctx), health, Date.now(), breakers);
     if (order.length === 0) return refuse('breaker_open', 'every origin\'s circuit breaker is open');

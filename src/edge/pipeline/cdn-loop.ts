@@ -44,7 +44,7 @@ export function loopPhase(id: string): Phase {
   return {
     name: 'loop',
     run(ctx) {
-      const header = ctx.req.headers['cdn-loop'];
+      const header = ctx.headers['cdn-loop'];
       if (header === undefined || passesThrough(header, id) < MAX_PASSES) return false;
       ctx.response = errorPage(ctx, 508, 'This request came back to the CDN from the site\'s own server: the site\'s origin points at the CDN.');
       return true;

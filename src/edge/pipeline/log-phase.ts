@@ -1,10 +1,10 @@
 import type { RequestMetrics } from '../metrics/worker-metrics.js';
 import type { SecurityEvent, UsageEvent } from '../worker/messages.js';
-import type { CacheStatus, RequestContext } from './context.js';
+import { CACHE_STATUSES, cacheStatusIndex, type RequestContext } from './context.js';
 
 const MAX_PATH = 4096;
-/** How usage events name each X-Cache value. */
-const USAGE_CACHE_STATUS: Readonly<Record<CacheStatus, string>> = { HIT: 'hit', MISS: 'miss', BYPASS: 'bypass', EXPIRED: 'expired', STALE: 'stale', NONE: 'none' };
+/** How usage events name each X-Cache value, by cacheStatusIndex. */
+const USAGE_CACHE_STATUS: readonly string[] = CACHE_STATUSES.map((status) => status.toLowerCase());
 const MAX_USER_AGENT = 1024;
 
 /** Where the log phase puts what it reports (the worker's bounded telemetry buffers). */
@@ -38,9 +38,9 @@ export function createLogPhase(sink: TelemetrySink, metrics?: RequestMetrics): (
     const timestamp = Math.floor(ctx.receivedAt / 1000);
     const path = boundedPath(ctx.path);
     sink.countVersion(ctx.config.version, status, ctx.originFailed);
-    sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: USAGE_CACHE_STATUS[ctx.cacheStatus], timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
+    sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: USAGE_CACHE_STATUS[cacheStatusIndex(ctx.cacheStatus)], timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });
     for (const finding of ctx.findings) {
-      const userAgent = ctx.req.headers['user-agent'];
+      const userAgent = ctx.headers['user-agent'];
       sink.security({
         domain: ctx.host,
         kind: finding.kind,

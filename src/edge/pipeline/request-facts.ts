@@ -56,10 +56,10 @@ export class LazyRequestFacts implements RequestFacts {
   }
 
   get headers(): Record<string, string> {
-    return (this.flat ??= flatHeaders(this.ctx.req.headers));
+    return (this.flat ??= flatHeaders(this.ctx.headers));
   }
 
   get cookies(): Record<string, string> {
-    return (this.jar ??= parseCookies(this.ctx.req.headers.cookie));
+    return (this.jar ??= parseCookies(this.ctx.headers.cookie));
   }
 }

@@ -96,8 +96,7 @@ export function hostLines(rawHeaders: readonly string[]): number {
  * were for the hop to the edge), and the claims only a proxy in front of the origin makes, with
  * which the origin would read another host, path, method or client than every rule decided on.
  */
-export function dropClientClaims(req: Pick<IncomingMessage, 'headers' | 'rawHeaders'>): void {
-  const { headers, rawHeaders } = req;
+export function dropClientClaims(headers: IncomingHttpHeaders, rawHeaders: readonly string[]): void {
   // The names the client sent, not a lookup per claim: most requests carry none.
   for (let index = 0; index < rawHeaders.length; index += 2) {
     const name = rawHeaders[index];

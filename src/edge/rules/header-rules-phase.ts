@@ -55,23 +55,22 @@ function apply(headers: Headers, rule: PreparedHeaderRule, add: (current: string
   else headers[name] = add(headers[name], name, rule.value as string);
 }
 
-function applyRules(ctx: RequestContext, phase: 'request' | 'response', headers: Headers, add: Parameters<typeof apply>[2]): void {
-  if (!ctx.domain || !ctx.facts) return;
-  const set = ctx.domain.rules.headers[phase];
-  if (set.entries.length === 0) return;
+// The set is picked by the caller (a named property each), not looked up by a phase name.
+function applyRules(ctx: RequestContext, set: RuleSet<PreparedHeaderRule> | undefined, headers: Headers, add: Parameters<typeof apply>[2]): void {
+  if (!set || set.entries.length === 0 || !ctx.facts) return;
   for (const hit of allMatches(set, ctx.facts)) apply(headers, hit.rule, add);
 }
 
 /**
  * The request-header-rules phase (just before cache and origin): every matching
- * header rule of phase `request` sets, adds or removes a header of `ctx.req.headers`
+ * header rule of phase `request` sets, adds or removes a header of `ctx.headers`
  * in order, so the cache key (when it names that header) and the origin see the
  * rewritten request. Rules match the request as it arrived (`ctx.facts`). Never handles.
  */
 export const requestHeaderRulesPhase: Phase = {
   name: 'request-header-rules',
   run(ctx) {
-    applyRules(ctx, 'request', ctx.req.headers as IncomingHttpHeaders as Headers, addRequestValue);
+    applyRules(ctx, ctx.domain?.rules.headers.request, ctx.headers as IncomingHttpHeaders as Headers, addRequestValue);
     return false;
   },
 };
@@ -84,7 +83,7 @@ export const requestHeaderRulesPhase: Phase = {
 export const headerRulesPhase: Phase = {
   name: 'header-rules',
   run(ctx) {
-    if (ctx.response) applyRules(ctx, 'response', ctx.response.headers as ResponseHeaders as Headers, (current, _name, value) => addResponseValue(current, value));
+    if (ctx.response) applyRules(ctx, ctx.domain?.rules.headers.response, ctx.response.headers as ResponseHeaders as Headers, (current, _name, value) => addResponseValue(current, value));
     return false;
   },
 };

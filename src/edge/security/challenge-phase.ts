@@ -16,7 +16,7 @@ export type ChallengeOptions = { secret: string; ttlSeconds: number; now?: () =>
 function clearanceCookie(ctx: RequestContext): string | undefined {
   const parsed = ctx.facts?.facts.cookies[CLEARANCE_COOKIE];
   if (parsed !== undefined) return parsed;
-  const header = ctx.req.headers.cookie;
+  const header = ctx.headers.cookie;
   if (!header) return undefined;
   for (const pair of header.split(';')) {
     const equals = pair.indexOf('=');

@@ -153,15 +153,16 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
 
   function contextOf(req: IncomingMessage, res: ServerResponse, config: ActiveConfig, head: RequestHead | HeadRefusal): RequestContext {
     const peer = canonicalIp(req.socket.remoteAddress ?? '') ?? req.socket.remoteAddress ?? '';
-    const ctx = new RequestContext(req, res, { config, requestId: nextId(), clientIp: pipeline.clientIp(req, peer), scheme: schemeOf(req) });
+    const headers = req.headers;
+    const ctx = new RequestContext(req, res, { config, requestId: nextId(), clientIp: pipeline.clientIp(headers, peer), scheme: schemeOf(req), headers, peer });
     if (isRefusal(head)) return ctx;
     ctx.host = head.host;
     ctx.path = head.path;
     ctx.rawPath = head.rawPath;
     ctx.query = head.query;
     // A header rule or a Vary on Host reads the normalised host too (an absolute-form target's, not the header's).
-    if (head.host) req.headers.host = head.host;
-    dropClientClaims(req);
+    if (head.host) headers.host = head.host;
+    dropClientClaims(headers, req.rawHeaders);
     return ctx;
   }
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -53,7 +53,7 @@ export type WorkerPipeline = {
   /** Writes the answer already in `ctx.response` (a request refused before any phase), logging it like any other. */
   answer(ctx: RequestContext): void;
   /** The client address of a request (X-Forwarded-For from trusted proxies, else the peer). */
-  clientIp(req: IncomingMessage, peer: string): string;
+  clientIp(headers: IncomingHttpHeaders, peer: string): string;
   /** Prepares for a newly activated config; returns the ids of the purges this worker has now applied. */
   onConfig(next: ActiveConfig, first: boolean): string[];
   /** Probe results from the primary. */
@@ -130,7 +130,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry, metrics, 
   return {
     run: (ctx) => (ctx.path === CHALLENGE_PATH ? challengeAnswer : isAcmeChallengePath(ctx.path) ? acmeAnswer : main).run(ctx),
     answer: (ctx) => main.answer(ctx),
-    clientIp: (req, peer) => country.clientIp(req, peer),
+    clientIp: (headers, peer) => country.clientIp(headers, peer),
     onConfig(next, first) {
       active = next;
       const fresh = next.purges.filter((purge) => !seenPurges.has(purge.id));

@@ -52,31 +52,28 @@ function buildIndex<R extends RuleBase>(entries: Entry<R>[]): RuleSet<R> {
   return { entries, byHead, byExtension, byHost, byNetwork, always, scratch: { lists: [NONE, NONE, NONE, NONE, NONE], positions: [0, 0, 0, 0, 0], order: [] } };
 }
 
-function listFor<K>(map: ReadonlyMap<K, readonly number[]>, key: K): readonly number[] {
-  return map.size ? (map.get(key) ?? NONE) : NONE;
-}
-
 /**
- * The candidate rules of a request in evaluation order: a merge of the sorted
- * index lists that apply to it. Returns a list owned by the set (valid until the
- * set's next evaluation; evaluation never re-enters a set).
+ * The candidate rules of a request in evaluation order: the one index list that applies to it, or
+ * a merge of the sorted lists when several do. Returns a list owned by the set (valid until the
+ * set's next evaluation; evaluation never re-enters a set). The scratch space is written only for
+ * a merge: most requests meet one list or none, and each write to it costs a write barrier.
  */
 function candidates<R>(set: RuleSet<R>, request: PreparedRequest): readonly number[] {
+  // An empty map is not asked (nor its key computed: the path's head and extension, the address's network).
+  const head = set.byHead.size ? (set.byHead.get(request.pathHead) ?? NONE) : NONE;
+  const extension = set.byExtension.size ? (set.byExtension.get(request.pathExtension) ?? NONE) : NONE;
+  const host = set.byHost.size ? (set.byHost.get(request.host) ?? NONE) : NONE;
+  const network = set.byNetwork.size ? (set.byNetwork.get(request.networkKey) ?? NONE) : NONE;
+  const always = set.always;
+  const nonEmpty = (head.length ? 1 : 0) + (extension.length ? 1 : 0) + (host.length ? 1 : 0) + (network.length ? 1 : 0) + (always.length ? 1 : 0);
+  if (nonEmpty === 0) return NONE;
+  if (nonEmpty === 1) return head.length ? head : extension.length ? extension : host.length ? host : network.length ? network : always;
   const { lists, positions, order } = set.scratch;
-  lists[0] = listFor(set.byHead, request.pathHead);
-  lists[1] = listFor(set.byExtension, request.pathExtension);
-  lists[2] = listFor(set.byHost, request.host);
-  lists[3] = set.byNetwork.size ? listFor(set.byNetwork, request.networkKey) : NONE;
-  lists[4] = set.always;
-  let nonEmpty = 0;
-  let only = NONE;
-  for (let list = 0; list < 5; list++) {
-    if (lists[list].length) {
-      nonEmpty++;
-      only = lists[list];
-    }
-  }
-  if (nonEmpty <= 1) return only;
+  lists[0] = head;
+  lists[1] = extension;
+  lists[2] = host;
+  lists[3] = network;
+  lists[4] = always;
   positions.fill(0);
   order.length = 0;
   for (;;) {

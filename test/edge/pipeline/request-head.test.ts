@@ -46,6 +46,9 @@ describe('the edge door: host', () => {
     '*.a.test',
     'a.test;x',
     'h\u00f6st.test',
+    'a.test\u0000',
+    'a.t\u0130st',
+    'a.test\r\nx: y',
     '',
     '.',
     '[::1',
@@ -161,25 +164,25 @@ describe('the edge door: request line and Host', () => {
 });
 
 describe('the edge door: headers the client may not send on', () => {
-  // A request carrying `headers`, its raw lines as Node keeps them beside.
-  const asSent = (headers: IncomingHttpHeaders) => ({ headers, rawHeaders: Object.entries(headers).flatMap(([name, value]) => [name, String(value)]) });
+  // The raw lines of `headers` as Node keeps them beside.
+  const rawLines = (headers: IncomingHttpHeaders) => Object.entries(headers).flatMap(([name, value]) => [name, String(value)]);
 
   it('removes the claims only a proxy makes: host, path, method and client', () => {
     const headers: IncomingHttpHeaders = { forwarded: 'host=evil.example', 'x-original-url': '/admin', 'x-rewrite-url': '/admin', 'x-http-method-override': 'DELETE', 'x-forwarded-port': '443', 'x-real-ip': '6.6.6.6', 'true-client-ip': '6.6.6.6', 'x-kept': 'yes' };
-    dropClientClaims(asSent(headers));
+    dropClientClaims(headers, rawLines(headers));
     expect(headers).to.deep.equal({ 'x-kept': 'yes' });
   });
 
   it('finds the claims whatever the case the client wrote their names in', () => {
     const rawHeaders = ['FORWARDED', 'for=6.6.6.6', 'X-Real-IP', '6.6.6.6', 'True-Client-Ip', '6.6.6.6', 'x-ORIGINAL-url', '/admin', 'Accept', '*/*'];
     const headers: IncomingHttpHeaders = { forwarded: 'for=6.6.6.6', 'x-real-ip': '6.6.6.6', 'true-client-ip': '6.6.6.6', 'x-original-url': '/admin', accept: '*/*' };
-    dropClientClaims({ headers, rawHeaders });
+    dropClientClaims(headers, rawHeaders);
     expect(headers).to.deep.equal({ accept: '*/*' });
   });
 
   it('removes what the client\'s Connection names, but never the body framing, Host or Upgrade', () => {
     const headers: IncomingHttpHeaders = { connection: 'keep-alive, X-Edge-Verified, content-length, host, upgrade', 'x-edge-verified': 'forged', 'content-length': '3', host: 'a.test', upgrade: 'websocket', 'x-kept': 'yes' };
-    dropClientClaims(asSent(headers));
+    dropClientClaims(headers, rawLines(headers));
     expect(headers).to.deep.equal({ connection: 'keep-alive, X-Edge-Verified, content-length, host, upgrade', 'content-length': '3', host: 'a.test', upgrade: 'websocket', 'x-kept': 'yes' });
   });
 });

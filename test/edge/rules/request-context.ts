@@ -40,8 +40,8 @@ export function contextFor(config: ActiveConfig, req: IncomingMessage, res: Serv
   const head = parseRequestHead(req);
   if (isRefusal(head)) throw new Error(`the door refuses this test request: ${head.detail}`);
   Object.assign(ctx, head);
-  if (head.host) req.headers.host = head.host;
-  dropClientClaims(req);
+  if (head.host) ctx.headers.host = head.host;
+  dropClientClaims(ctx.headers, req.rawHeaders);
   ctx.domain = domainForHost(config, ctx.host);
   ctx.country = options.country;
   ctx.facts = prepareRequest(new LazyRequestFacts(ctx));

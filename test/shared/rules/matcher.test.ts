@@ -44,6 +44,16 @@ describe('rule matcher', () => {
     expect(matches({ headers: [{ name: 'constructor', present: true }] }, { headers: {} })).to.equal(false);
   });
 
+  it('compares methods and countries whatever their case', () => {
+    expect(matches({ methods: ['POST'] }, { method: 'post' })).to.equal(true);
+    expect(matches({ methods: ['POST'] }, { method: 'Post' })).to.equal(true);
+    expect(matches({ methods: ['POST'] }, { method: 'GET' })).to.equal(false);
+    expect(matches({ countries: ['DE'] }, { country: 'de' })).to.equal(true);
+    expect(matches({ countries: ['DE'] }, { country: 'DE' })).to.equal(true);
+    expect(matches({ countries: ['DE'] }, { country: 'FR' })).to.equal(false);
+    expect(matches({ not_countries: ['DE'] }, { country: 'dE' })).to.equal(false);
+  });
+
   it('matches an empty match against every request', () => {
     expect(matches({}, { path: '/anything' })).to.equal(true);
   });
