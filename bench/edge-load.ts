@@ -8,9 +8,13 @@ export type PacedResult = { rps: number; p50Ms: number; p99Ms: number; failed: n
 
 const PACED_SCRIPT = new URL('./paced.lua', import.meta.url).pathname;
 
-/** Every connection back to back for `seconds`: requests/s, p99 (ms) and the failed requests (non-2xx/3xx and socket errors). `script`: a wrk Lua script. */
-export async function saturate(url: string, host: string, seconds: number, connections: number, script?: string): Promise<WrkResult> {
-  const { code, output } = await runWrk(['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `Host: ${host}`, ...(script ? ['-s', script] : []), url]);
+/**
+ * Every connection back to back for `seconds`: requests/s, p99 (ms) and the failed requests (non-2xx/3xx and socket errors).
+ * `script`: a wrk Lua script; `cpu`: one CPU for wrk (one thread, on that CPU only) instead of two threads anywhere.
+ */
+export async function saturate(url: string, host: string, seconds: number, connections: number, script?: string, cpu?: number): Promise<WrkResult> {
+  const threads = cpu === undefined ? '-t2' : '-t1';
+  const { code, output } = await runWrk([threads, `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `Host: ${host}`, ...(script ? ['-s', script] : []), url], process.env, cpu);
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(output);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(output);
   const requests = /(\d+) requests in/.exec(output);

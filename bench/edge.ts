@@ -21,7 +21,11 @@
 // listener: ratios a busy machine cannot move (issue #26's HIT ratio; issue #27: the metrics under
 // 3% of a HIT). The edge runs with the telemetry batch size SPEC.md gives production (500;
 // development's 50 makes the core, on the same two CPUs, pay a transaction per 50 events).
-// BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit, miss or instructions
+// Then, where taskset and two CPUs are there, pinned rounds: nginx, the bare server and the edge with
+// one worker each, every process of theirs on CPU 1 and wrk (one thread, 32 connections) on CPU 0,
+// HIT and MISS, medians of the interleaved rounds: CPU per request of a server that has its CPU to
+// itself, far steadier than the unpinned rounds on a shared machine (BENCH_EDGE_PINNED_SECONDS, default 6).
+// BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit, miss, instructions or pinned
 // runs only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof);
 // BENCH_EDGE_METRICS=off starts the edge without its metrics listener (CDN_EDGE_METRICS_PORT=0: its workers count nothing),
 // for measuring what the metrics cost; BENCH_EDGE_METRICS=compare runs a second edge without them beside the first, in
@@ -30,7 +34,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCoreProcess } from './core-process.js';
 import { childPids, cpuSeconds, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startBareNode, startOrigin, waitFor } from './edge-setup.js';
@@ -48,6 +52,9 @@ const HOST = 'www.bench1.example';
 const NGINX = '/usr/sbin/nginx';
 const CACHED_OBJECTS = 10000;
 const SWAPS = 20;
+/** The pinned rounds: each server with one worker, all its processes on CPU 1, wrk (one thread) on CPU 0. */
+const PINNED_SECONDS = Number(process.env.BENCH_EDGE_PINNED_SECONDS ?? 6);
+const PINNED_CONNECTIONS = 32;
 /** The instruction count's windows (bench/instructions.ts) and the requests in each. */
 const INSTRUCTION_WINDOWS = 3;
 const INSTRUCTION_REQUESTS = 4000;
@@ -63,12 +70,12 @@ function exitWithout(what: string): never {
   process.exit(1);
 }
 
-async function nginxConfig(dir: string, port: number, originPort: number): Promise<string> {
+async function nginxConfig(dir: string, port: number, originPort: number, workers = 2): Promise<string> {
   const file = path.join(dir, 'nginx.conf');
   await writeFile(
     file,
     `user root;
-worker_processes 2;
+worker_processes ${workers};
 daemon off;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
@@ -130,6 +137,8 @@ const ratio = (of: WrkResult, to: WrkResult) => `${(of.rps / to.rps).toFixed(2)}
 /** A server under test: its name, port and processes now (a primary and the children whose command line holds `command`). */
 type Server = { label: string; port: number; pids: () => Promise<number[]> };
 type Measured = WrkResult & { cpuUsPerRequest: number };
+/** A saturation load on a server's port. */
+type Load = (port: number, pathname: string) => Promise<WrkResult>;
 
 function serverOf(label: string, port: number, child: ChildProcess, command: string): Server {
   return { label, port, pids: async () => [child.pid!, ...(await childPids(child.pid!, command))] };
@@ -179,21 +188,23 @@ try {
   const undiciProxy = await startBareNode('undici-proxy', undiciProxyPort, originPort);
   children.push(bareCache, bareProxy, undiciProxy);
   const wrk = (port: number, pathname: string, seconds = SECONDS) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, seconds, CONNECTIONS);
-  // One saturation run of `server` with its processes' CPU over it.
-  const measure = async (server: Server, pathname: string): Promise<Measured> => {
+  // wrk on CPU 0 alone, against a server whose processes all run on CPU 1.
+  const pinnedWrk = (port: number, pathname: string) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, PINNED_SECONDS, PINNED_CONNECTIONS, undefined, 0);
+  // One saturation run of `server` (by `load`) with its processes' CPU over it.
+  const measure = async (server: Server, pathname: string, load: Load): Promise<Measured> => {
     const pids = await server.pids();
     const before = await cpuOf(pids);
-    const result = await wrk(server.port, pathname);
+    const result = await load(server.port, pathname);
     return { ...result, cpuUsPerRequest: (cpuBetween(before, await cpuOf(pids)) / Math.max(1, result.requests)) * 1e6 };
   };
   // ROUNDS rounds of the servers in turn; each round printed, then the median CPU ratios of the last server (the edge) to each other one.
-  const rounds = async (title: string, pathname: string, servers: Server[]): Promise<Measured[][]> => {
+  const rounds = async (title: string, pathname: string, servers: Server[], load: Load = wrk): Promise<Measured[][]> => {
     const all: Measured[][] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const results: Measured[] = new Array(servers.length);
       const order = servers.map((_, index) => index);
       if (round % 2 === 0) order.reverse();
-      for (const index of order) results[index] = await measure(servers[index], pathname);
+      for (const index of order) results[index] = await measure(servers[index], pathname, load);
       console.log(`${title}, round ${round} of ${ROUNDS}:`);
       servers.forEach((server, index) => console.log(measuredLine(`  ${server.label}`, results[index])));
       all.push(results);
@@ -258,7 +269,43 @@ try {
   }
   // Before the swaps, which add rules to the tested domain and publish new versions.
   if (only === undefined || only === 'instructions') await instructionCounts();
-  if (only !== 'hit' && only !== 'instructions') await missRssAndSwaps();
+  if (only === undefined || only === 'pinned') await pinnedRounds();
+  if (only === undefined || only === 'miss') await missRssAndSwaps();
+
+  // HIT and MISS rounds with each server on one worker, all its processes on CPU 1 and wrk on CPU 0:
+  // CPU per request without the servers' workers and wrk taking turns on the same two CPUs, which
+  // moves the unpinned rounds' ratios by a third between runs on a shared machine.
+  async function pinnedRounds(): Promise<void> {
+    if (availableParallelism() < 2 || spawnSync('taskset', ['-c', '1', 'true']).status !== 0) return console.log('pinned rounds: skipped, they need two CPUs and taskset (util-linux)');
+    const onCpu1 = (command: string, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess => {
+      const child = spawn('taskset', ['-c', '1', command, ...args], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      children.push(child);
+      return child;
+    };
+    const nginxDir = path.join(dir, 'pinned-nginx');
+    await mkdir(nginxDir);
+    const [nginxPort, cachePort, proxyPort, edgePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const bareScript = new URL('./bare-node.mjs', import.meta.url).pathname;
+    const oneWorker = { ...process.env, BARE_NODE_WORKERS: '1' };
+    const started = [
+      onCpu1(NGINX, ['-p', nginxDir, '-c', await nginxConfig(nginxDir, nginxPort, originPort, 1)]),
+      onCpu1(process.execPath, [bareScript, 'cache', String(cachePort), String(originPort)], oneWorker),
+      onCpu1(process.execPath, [bareScript, 'proxy', String(proxyPort), String(originPort)], oneWorker),
+      onCpu1(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], await edgeEnv('pinned-edge', edgePort, true, 1)),
+    ];
+    try {
+      await waitFor('the pinned edge to serve the snapshot', async () => (await edgeVersion(edgePort)) === version);
+      for (const port of [nginxPort, cachePort, proxyPort]) await waitFor(`the pinned server on ${port}`, async () => (await get(port, '/hit/1').catch(() => ({ status: 0 }))).status === 200);
+      for (const port of [nginxPort, edgePort]) for (let n = 0; n < 4; n++) await get(port, '/hit/1');
+      const [nginx, cache, proxy, edge] = started;
+      const pinnedNginx = serverOf('nginx (1 worker)', nginxPort, nginx, 'nginx');
+      const pinnedEdge = serverOf('edge (1 worker)', edgePort, edge, 'cdn.js');
+      await rounds('HIT, pinned', '/hit/1', [pinnedNginx, serverOf('bare node:http Map server (1 worker)', cachePort, cache, 'bare-node'), pinnedEdge], pinnedWrk);
+      await rounds('MISS, pinned', '/miss/1', [pinnedNginx, serverOf('bare node:http proxy (1 worker)', proxyPort, proxy, 'bare-node'), pinnedEdge], pinnedWrk);
+    } finally {
+      for (const child of started) await stopChild(child);
+    }
+  }
 
   // Instructions per HIT (bench/instructions.ts) of the bare Map server, the edge and the edge without its metrics, one after another.
   async function instructionCounts(): Promise<void> {

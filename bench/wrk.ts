@@ -9,10 +9,10 @@ const SCRIPT = new URL('./edge-poll.lua', import.meta.url).pathname;
 /** wrk's summary of a run, as edge-poll.lua prints it; latencies in microseconds. */
 export type PollResult = { requests: number; duration_us: number; http_errors: number; socket_errors: number; p50: number; p99: number; p999: number; max: number };
 
-/** Runs wrk with `args` to its end: its exit code and what it printed. */
-export function runWrk(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
+/** Runs wrk with `args` to its end: its exit code and what it printed. `cpu`: the one CPU it runs on (taskset). */
+export function runWrk(args: string[], env: NodeJS.ProcessEnv = process.env, cpu?: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn('wrk', args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = cpu === undefined ? spawn('wrk', args, { env, stdio: ['ignore', 'pipe', 'inherit'] }) : spawn('taskset', ['-c', String(cpu), 'wrk', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => resolve({ code, output }));
