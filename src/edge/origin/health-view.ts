@@ -20,7 +20,23 @@ const DEGRADED_RATIO = 0.1;
 // a busy, mostly working origin look unhealthy to every edge.
 const PASSIVE_REPORTS_PER_SECOND = 1;
 
-type Window = { seconds: Float64Array; successes: Uint32Array; failures: Uint32Array; reportSecond: number; reports: number };
+/**
+ * A ring of one bucket per second. Every bucket holding counts is of a second within the
+ * WINDOW_SECONDS ending at `latest` (the newest second counted): moving `latest` on empties the
+ * buckets it passes. So `successes` and `failures` (the sums of every bucket) are the window's
+ * totals whenever a verdict is asked for in the second `latest`, which is how a request that
+ * follows others in the same second gets it without adding up 120 buckets.
+ */
+type Window = {
+  seconds: Float64Array;
+  bucketSuccesses: Uint32Array;
+  bucketFailures: Uint32Array;
+  latest: number;
+  successes: number;
+  failures: number;
+  reportSecond: number;
+  reports: number;
+};
 
 export type OriginHealthViewOptions = {
   /** Receives the sampled passive observations (for the telemetry queue). */
@@ -60,13 +76,17 @@ export class OriginHealthView {
   localStatus(originId: string, now: number): OriginHealthStatus {
     const window = this.windows.get(originId);
     if (!window) return 'unknown';
-    const oldest = Math.floor(now / 1000) - WINDOW_SECONDS;
-    let successes = 0;
-    let failures = 0;
-    for (let i = 0; i < WINDOW_SECONDS; i++) {
-      if (window.seconds[i] <= oldest) continue;
-      successes += window.successes[i];
-      failures += window.failures[i];
+    const second = Math.floor(now / 1000);
+    let { successes, failures } = window;
+    if (second !== window.latest) {
+      const oldest = second - WINDOW_SECONDS;
+      successes = 0;
+      failures = 0;
+      for (let i = 0; i < WINDOW_SECONDS; i++) {
+        if (window.seconds[i] <= oldest) continue;
+        successes += window.bucketSuccesses[i];
+        failures += window.bucketFailures[i];
+      }
     }
     const total = successes + failures;
     if (total < MIN_OBSERVATIONS) return 'unknown';
@@ -96,24 +116,54 @@ export class OriginHealthView {
   private windowOf(originId: string): Window {
     let window = this.windows.get(originId);
     if (!window) {
-      window = { seconds: new Float64Array(WINDOW_SECONDS).fill(-1), successes: new Uint32Array(WINDOW_SECONDS), failures: new Uint32Array(WINDOW_SECONDS), reportSecond: -1, reports: 0 };
+      window = {
+        seconds: new Float64Array(WINDOW_SECONDS).fill(-1),
+        bucketSuccesses: new Uint32Array(WINDOW_SECONDS),
+        bucketFailures: new Uint32Array(WINDOW_SECONDS),
+        latest: -1,
+        successes: 0,
+        failures: 0,
+        reportSecond: -1,
+        reports: 0,
+      };
       this.windows.set(originId, window);
     }
     return window;
   }
 
-  // Adds one outcome to the bucket of `at`'s second; a bucket holding an older second is emptied first.
+  // Adds one outcome to the bucket of `at`'s second, moving the window on first when that second is the newest.
   private count(window: Window, success: boolean, at: number, now: number = at): void {
     const second = Math.floor(at / 1000);
     if (second <= Math.floor(now / 1000) - WINDOW_SECONDS) return;
+    if (second > window.latest) advance(window, second);
+    else if (second <= window.latest - WINDOW_SECONDS) return;
     const index = second % WINDOW_SECONDS;
     if (window.seconds[index] !== second) {
-      if (window.seconds[index] > second) return;
+      empty(window, index);
       window.seconds[index] = second;
-      window.successes[index] = 0;
-      window.failures[index] = 0;
     }
-    if (success) window.successes[index]++;
-    else window.failures[index]++;
+    if (success) {
+      window.bucketSuccesses[index]++;
+      window.successes++;
+    } else {
+      window.bucketFailures[index]++;
+      window.failures++;
+    }
   }
+}
+
+// Empties the buckets of the seconds after `window.latest` up to `second` (at most the whole ring),
+// whose counts, if any, are of seconds a window ending at `second` no longer holds.
+function advance(window: Window, second: number): void {
+  const from = Math.max(window.latest + 1, second - WINDOW_SECONDS + 1);
+  for (let passed = from; passed <= second; passed++) empty(window, passed % WINDOW_SECONDS);
+  window.latest = second;
+}
+
+function empty(window: Window, index: number): void {
+  window.successes -= window.bucketSuccesses[index];
+  window.failures -= window.bucketFailures[index];
+  window.bucketSuccesses[index] = 0;
+  window.bucketFailures[index] = 0;
+  window.seconds[index] = -1;
 }

@@ -29,7 +29,8 @@ export type Connection = { socket: Socket | undefined; requests: number };
  */
 export type TrackedDispatch = Dispatcher.DispatchOptions & { connection?: Connection; refused?: boolean };
 
-type PoolEntry = { key: string; pool: Pool; fresh?: Pool };
+/** A pool and what it was made for: a request for another address, limit or timeout gets a new pool. */
+type PoolEntry = { scheme: string; host: string; port: number; maxConnections: number | null; connectTimeoutMs: number; pool: Pool; fresh?: Pool };
 
 /** The TLS names of one origin with a pool of their own, at most (the least recently used one's pool is closed past it). */
 export const MAX_TLS_NAMES = 16;
@@ -104,8 +105,9 @@ function trackConnect(connect: buildConnector.connector, connection: Connection,
   made?.once('connect', () => (connected = true));
 }
 
-function poolKey(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): string {
-  return `${origin.scheme}|${origin.host}|${origin.port}|${origin.limits.max_connections ?? ''}|${connectTimeoutMs}|${servername ?? ''}`;
+// Field by field, not a key string built per request (the TLS name is the key `entry` is found under).
+function madeFor(entry: PoolEntry, origin: SnapshotOrigin, connectTimeoutMs: number): boolean {
+  return entry.port === origin.port && entry.host === origin.host && entry.scheme === origin.scheme && entry.maxConnections === origin.limits.max_connections && entry.connectTimeoutMs === connectTimeoutMs;
 }
 
 export class OriginPools {
@@ -163,12 +165,11 @@ export class OriginPools {
   }
 
   private entryOf(origin: SnapshotOrigin, connectTimeoutMs: number, servername: string | undefined): PoolEntry {
-    const key = poolKey(origin, connectTimeoutMs, servername);
     let names = this.pools.get(origin.id);
     if (!names) this.pools.set(origin.id, (names = new Map()));
     const name = servername ?? '';
     const existing = names.get(name);
-    if (existing?.key === key) {
+    if (existing && madeFor(existing, origin, connectTimeoutMs)) {
       if (names.size > 1) {
         names.delete(name);
         names.set(name, existing);
@@ -177,7 +178,8 @@ export class OriginPools {
     }
     // The old pool's requests finish on their connections, which then close.
     if (existing) closePool(existing);
-    const entry: PoolEntry = { key, pool: this.createPool(origin, connectTimeoutMs, origin.limits.max_connections) };
+    const maxConnections = origin.limits.max_connections;
+    const entry: PoolEntry = { scheme: origin.scheme, host: origin.host, port: origin.port, maxConnections, connectTimeoutMs, pool: this.createPool(origin, connectTimeoutMs, maxConnections) };
     names.delete(name);
     names.set(name, entry);
     if (names.size > MAX_TLS_NAMES) {

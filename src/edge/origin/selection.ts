@@ -58,12 +58,14 @@ function byTierThenScore(seedHash: number, origins: SnapshotOrigin[]): SnapshotO
  * the fallback ignores health (the least bad is an origin the core or this
  * worker thinks unhealthy, not a 503) but still never includes a breaker-open
  * origin; empty when every origin's breaker is open or the domain has none.
+ * So one origin whose breaker lets requests through is the order whatever its
+ * health: most domains have one, and their requests neither hash nor count.
  */
 export function orderOrigins(domain: ActiveDomain, seed: string, health: OriginHealthView, now: number, breakers?: OriginBreakers): SnapshotOrigin[] {
-  const seedHash = fmix32(fnv1a(seed));
   const closed = breakers ? domain.origins.filter((origin) => !breakers.isOpen(origin, now)) : [...domain.origins];
+  if (closed.length <= 1) return closed;
   const usable = closed.filter((origin) => health.isUsable(origin, now));
-  return byTierThenScore(seedHash, usable.length > 0 ? usable : closed);
+  return byTierThenScore(fmix32(fnv1a(seed)), usable.length > 0 ? usable : closed);
 }
 
 /** The origin a retry after order[index] goes to: the next one, wrapping round, whose breaker lets requests through (undefined when none does). */

@@ -122,6 +122,34 @@ describe('edge origin health view', () => {
     expect(health.isUsable(target, NOW + 121000)).to.equal(true);
   });
 
+  it('gives the verdict of a plain recount of the last two minutes, as observations come in second after second', () => {
+    // A reference: every observation kept, the ones of the 120 seconds up to the asked one counted.
+    const kept: { second: number; success: boolean }[] = [];
+    const reference = (now: number) => {
+      const second = Math.floor(now / 1000);
+      const inside = kept.filter((entry) => entry.second > second - 120 && entry.second <= second);
+      const failures = inside.filter((entry) => !entry.success).length;
+      if (inside.length < 3) return 'unknown';
+      const ratio = failures / inside.length;
+      return ratio >= 0.5 ? 'unhealthy' : ratio >= 0.1 ? 'degraded' : 'healthy';
+    };
+    const health = new OriginHealthView();
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    let now = NOW;
+    for (let step = 0; step < 3000; step++) {
+      // Mostly the same or the next second, sometimes a pause of minutes; failures come in spells.
+      const gap = random();
+      now += gap < 0.6 ? 0 : gap < 0.97 ? 1000 : Math.floor(random() * 300) * 1000;
+      const success = Math.floor(now / 60000) % 3 !== 0 || random() < 0.3;
+      health.recordPassive('o1', success ? ok : bad, now);
+      kept.push({ second: Math.floor(now / 1000), success });
+      expect(health.localStatus('o1', now), `step ${step}`).to.equal(reference(now));
+      const later = now + Math.floor(random() * 130) * 1000;
+      expect(health.localStatus('o1', later), `step ${step}, asked later`).to.equal(reference(later));
+    }
+  });
+
   it('counts probe results broadcast by the primary', () => {
     const health = new OriginHealthView();
     const probe = (success: boolean): OriginObservation => ({ origin_id: 'o1', source: 'probe', success, failure_kind: success ? null : 'connect', http_status: null, latency_ms: 1, detail: null, timestamp: Math.floor(NOW / 1000) });

@@ -84,6 +84,13 @@ describe('edge origin selection', () => {
     expect(orderOrigins(activeDomain([open, sick]), 'seed', new OriginHealthView(), NOW, breakers).map((o) => o.id)).to.deep.equal([sick.id]);
   });
 
+  it('tries a domain\'s one origin whatever the core or this worker think of its health', () => {
+    const only = origin({ port: 1, health_status: 'unhealthy' });
+    const health = new OriginHealthView();
+    for (let i = 0; i < 3; i++) health.recordPassive(only.id, failure, NOW - 1000);
+    expect(orderOrigins(activeDomain([only]), 'seed', health, NOW, new OriginBreakers()).map((o) => o.id)).to.deep.equal([only.id]);
+  });
+
   it('leaves nothing to try when every breaker is open', () => {
     const only = origin({ port: 1, circuit_breaker: { failure_threshold: 1, window_seconds: 10, cooldown_seconds: 10 } });
     const breakers = new OriginBreakers();
