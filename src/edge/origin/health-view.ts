@@ -25,7 +25,8 @@ const PASSIVE_REPORTS_PER_SECOND = 1;
  * WINDOW_SECONDS ending at `latest` (the newest second counted): moving `latest` on empties the
  * buckets it passes. So `successes` and `failures` (the sums of every bucket) are the window's
  * totals whenever a verdict is asked for in the second `latest`, which is how a request that
- * follows others in the same second gets it without adding up 120 buckets.
+ * follows others in the same second gets it without adding up 120 buckets. A verdict asked for a
+ * time before `latest` (the clock stepped back) no longer sees the seconds the window let go of.
  */
 type Window = {
   seconds: Float64Array;
@@ -137,11 +138,9 @@ export class OriginHealthView {
     if (second <= Math.floor(now / 1000) - WINDOW_SECONDS) return;
     if (second > window.latest) advance(window, second);
     else if (second <= window.latest - WINDOW_SECONDS) return;
+    // Inside the window a bucket holds its own second or nothing (advance emptied the ones it passed).
     const index = second % WINDOW_SECONDS;
-    if (window.seconds[index] !== second) {
-      empty(window, index);
-      window.seconds[index] = second;
-    }
+    window.seconds[index] = second;
     if (success) {
       window.bucketSuccesses[index]++;
       window.successes++;

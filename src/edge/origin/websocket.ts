@@ -4,7 +4,7 @@
 // passed back and the connection closed. Every head the client gets (the 101,
 // the origin's refusal, the edge's 502/503/504 page) goes through the response
 // phases first (header rules, hygiene, X-Request-Id).
-import http, { type IncomingMessage } from 'node:http';
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -31,6 +31,8 @@ export type UpgradeRequest = {
   target: string;
   clientIp: string;
   scheme: 'http' | 'https';
+  /** The request's headers as the door and request-header rules left them (the request context's). */
+  headers: IncomingHttpHeaders;
   /** The response phases over an answer's head: returns the headers to send. */
   finishHead(status: number, headers: ResponseHeaders): ResponseHeaders;
   /** Answers the client with the edge's page for `kind` and closes; returns its status. */
@@ -58,7 +60,7 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
   return new Promise((resolve, reject) => {
     const connectMs = Math.min(origin.timeouts.connect_ms, deps.config.edgeProxyConnectTimeoutSeconds * 1000);
     const readMs = Math.min(origin.timeouts.read_ms, deps.config.edgeProxyReadTimeoutSeconds * 1000);
-    const headers = forwardHeaders(req.headers, origin, { domain: target.domain, clientHost: target.host, clientIp: target.clientIp, scheme: target.scheme, upgrade: true, cdnLoop: deps.cdnLoop });
+    const headers = forwardHeaders(target.headers, origin, { domain: target.domain, clientHost: target.host, clientIp: target.clientIp, scheme: target.scheme, upgrade: true, cdnLoop: deps.cdnLoop });
     const options = { agent: false as const, host: socketHost(origin.host), port: origin.port, method: req.method, path: target.target, headers };
     const request = origin.scheme === 'https' ? https.request({ ...options, servername: tlsName(origin, target.host), ca: deps.tls?.ca }) : http.request(options);
     let stage: 'connecting' | 'handshaking' | 'ready' = 'connecting';

@@ -105,11 +105,11 @@ export class RequestContext {
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
-    init: { config: ActiveConfig; requestId: string; clientIp: string; scheme: 'http' | 'https'; headers?: IncomingHttpHeaders; peer?: string },
+    init: { config: ActiveConfig; requestId: string; clientIp: string; peer: string; scheme: 'http' | 'https'; headers?: IncomingHttpHeaders },
   ) {
     this.config = init.config;
     this.headers = init.headers ?? req.headers;
-    this.peer = init.peer ?? init.clientIp;
+    this.peer = init.peer;
     this.requestId = init.requestId;
     this.clientIp = init.clientIp;
     this.scheme = init.scheme;

@@ -154,7 +154,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   function contextOf(req: IncomingMessage, res: ServerResponse, config: ActiveConfig, head: RequestHead | HeadRefusal): RequestContext {
     const peer = canonicalIp(req.socket.remoteAddress ?? '') ?? req.socket.remoteAddress ?? '';
     const headers = req.headers;
-    const ctx = new RequestContext(req, res, { config, requestId: nextId(), clientIp: pipeline.clientIp(headers, peer), scheme: schemeOf(req), headers, peer });
+    const ctx = new RequestContext(req, res, { config, requestId: nextId(), clientIp: pipeline.clientIp(headers, peer), peer, scheme: schemeOf(req), headers });
     if (isRefusal(head)) return ctx;
     ctx.host = head.host;
     ctx.path = head.path;

@@ -174,6 +174,7 @@ export async function buildWorkerPipeline({ config, logger, telemetry, metrics, 
           target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
           clientIp: ctx.clientIp,
           scheme: ctx.scheme,
+          headers: ctx.headers,
           finishHead: (status: number, headers: EdgeResponse['headers']) => finish({ status, headers, body: null }).headers,
           refuse: (kind: OriginErrorKind) => {
             const { status, detail } = errorPageFor(kind);

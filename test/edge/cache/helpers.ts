@@ -69,7 +69,7 @@ export function contextFor(config: ActiveConfig, url: string, options: RequestOp
   const headers: IncomingHttpHeaders = { host: parsed.host };
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
   req.headers = headers;
-  const ctx = new RequestContext(req, new ServerResponse(req), { config, requestId: 'req-1', clientIp: '192.0.2.1', scheme: options.scheme ?? 'http' });
+  const ctx = new RequestContext(req, new ServerResponse(req), { config, requestId: 'req-1', clientIp: '192.0.2.1', peer: '192.0.2.1', scheme: options.scheme ?? 'http' });
   ctx.host = parsed.hostname;
   ctx.path = parsed.pathname;
   ctx.query = parsed.search.slice(1);
@@ -123,14 +123,14 @@ export class Origin {
 
 /** The request headers the edge sends an origin in production (forward-headers.ts), for an origin without host_header. */
 export function forwardedHeaders(ctx: RequestContext): OutgoingHttpHeaders {
-  return forwardHeaders(ctx.req.headers, { host_header: null } as SnapshotOrigin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme });
+  return forwardHeaders(ctx.headers, { host_header: null } as SnapshotOrigin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme });
 }
 
 /**
  * A fetchOrigin that proxies the request to 127.0.0.1:`port` (a closed port gives a 'connect' failure)
  * with the client's headers, or those `headersOf` makes (e.g. forwardedHeaders).
  */
-export function proxyTo(port: () => number, headersOf: (ctx: RequestContext) => OutgoingHttpHeaders = (ctx) => ctx.req.headers): (ctx: RequestContext, options?: { conditional?: Record<string, string> }) => Promise<EdgeResponse> {
+export function proxyTo(port: () => number, headersOf: (ctx: RequestContext) => OutgoingHttpHeaders = (ctx) => ctx.headers): (ctx: RequestContext, options?: { conditional?: Record<string, string> }) => Promise<EdgeResponse> {
   return (ctx, options) =>
     new Promise((resolve, reject) => {
       const target = ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path;

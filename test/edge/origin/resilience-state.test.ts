@@ -122,7 +122,7 @@ describe('edge origin health view', () => {
     expect(health.isUsable(target, NOW + 121000)).to.equal(true);
   });
 
-  it('gives the verdict of a plain recount of the last two minutes, as observations come in second after second', () => {
+  it('gives the verdict of a plain recount of the last two minutes, as observations and late probe results come in', () => {
     // A reference: every observation kept, the ones of the 120 seconds up to the asked one counted.
     const kept: { second: number; success: boolean }[] = [];
     const reference = (now: number) => {
@@ -144,6 +144,13 @@ describe('edge origin health view', () => {
       const success = Math.floor(now / 60000) % 3 !== 0 || random() < 0.3;
       health.recordPassive('o1', success ? ok : bad, now);
       kept.push({ second: Math.floor(now / 1000), success });
+      // Now and then a probe result from up to 130 s ago (the primary's broadcast arrives late).
+      if (random() < 0.2) {
+        const second = Math.floor((now - Math.floor(random() * 130000)) / 1000);
+        const passed = random() < 0.5;
+        health.applyProbe({ origin_id: 'o1', source: 'probe', success: passed, failure_kind: passed ? null : 'connect', http_status: null, latency_ms: 1, detail: null, timestamp: second }, now);
+        if (second > Math.floor(now / 1000) - 120) kept.push({ second, success: passed });
+      }
       expect(health.localStatus('o1', now), `step ${step}`).to.equal(reference(now));
       const later = now + Math.floor(random() * 130) * 1000;
       expect(health.localStatus('o1', later), `step ${step}, asked later`).to.equal(reference(later));

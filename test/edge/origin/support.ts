@@ -91,7 +91,7 @@ export async function startEdge(domain: ActiveDomain, fetcher: OriginFetcher, lo
   const runner = new PipelineRunner([originPhase(fetcher)], [hygienePhase], () => {}, logger);
   const contexts: RequestContext[] = [];
   const server = http.createServer((req, res) => {
-    const ctx = new RequestContext(req, res, { config: { domainsById: new Map() } as never, requestId: randomUUID(), clientIp: '203.0.113.9', scheme: 'http' });
+    const ctx = new RequestContext(req, res, { config: { domainsById: new Map() } as never, requestId: randomUUID(), clientIp: '203.0.113.9', peer: '203.0.113.9', scheme: 'http' });
     const [path, query = ''] = (req.url ?? '/').split('?');
     ctx.host = (req.headers.host ?? '').replace(/:\d+$/, '');
     ctx.path = path;

@@ -33,6 +33,7 @@ async function upgradeEdge(domain: ActiveDomain): Promise<TestServer> {
       target: req.url ?? '/',
       clientIp: '203.0.113.9',
       scheme: 'http' as const,
+      headers: req.headers,
       finishHead: (_status: number, headers: ResponseHeaders) => ({ ...headers, 'x-request-id': 'req-test' }),
       refuse: (kind: OriginErrorKind) => {
         const { status } = errorPageFor(kind);

@@ -50,7 +50,7 @@ describe('edge pipeline response for a client that left', function () {
     const runner = new PipelineRunner([cache], [hygienePhase], (ctx) => logged.push(ctx), pino({ level: 'silent' }));
     const server = await listen(
       http.createServer((req, res) => {
-        const ctx = new RequestContext(req, res, { config, requestId: randomUUID(), clientIp: '203.0.113.9', scheme: 'http' });
+        const ctx = new RequestContext(req, res, { config, requestId: randomUUID(), clientIp: '203.0.113.9', peer: '203.0.113.9', scheme: 'http' });
         ctx.host = HOST;
         ctx.path = req.url ?? '/';
         ctx.domain = domainForHost(config, HOST);

@@ -47,7 +47,7 @@ describe('edge pipeline error funnel', () => {
     const runner = new PipelineRunner(requestPhases, responsePhases, (ctx) => logged.push(ctx), logger);
     const server = await listen(
       http.createServer((req, res) => {
-        const ctx = new RequestContext(req, res, { config: { domainsById: new Map() } as never, requestId: randomUUID(), clientIp: '203.0.113.9', scheme: 'http' });
+        const ctx = new RequestContext(req, res, { config: { domainsById: new Map() } as never, requestId: randomUUID(), clientIp: '203.0.113.9', peer: '203.0.113.9', scheme: 'http' });
         ctx.host = 'example.test';
         runner.run(ctx);
       }),

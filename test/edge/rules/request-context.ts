@@ -36,7 +36,7 @@ export type ContextOptions = { ip?: string; scheme?: 'http' | 'https'; country?:
 
 /** A context over a request/response pair, with host, path and query as the door sets them, and domain and facts set. */
 export function contextFor(config: ActiveConfig, req: IncomingMessage, res: ServerResponse, options: ContextOptions = {}): RequestContext {
-  const ctx = new RequestContext(req, res, { config, requestId: 'req-test', clientIp: options.ip ?? '192.0.2.10', scheme: options.scheme ?? 'http' });
+  const ctx = new RequestContext(req, res, { config, requestId: 'req-test', clientIp: options.ip ?? '192.0.2.10', peer: options.ip ?? '192.0.2.10', scheme: options.scheme ?? 'http' });
   const head = parseRequestHead(req);
   if (isRefusal(head)) throw new Error(`the door refuses this test request: ${head.detail}`);
   Object.assign(ctx, head);
