@@ -76,6 +76,7 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
     await core.post(`${rules}/rate-limits`, { name: 'login', match: { paths: [{ kind: 'exact', value: '/login' }] }, requests: 2, period_seconds: 600, key: 'ip_path' }, 201);
     await core.post(`${rules}/headers`, { name: 'verified', phase: 'request', operation: 'set', header_name: 'X-Edge-Verified', value: 'yes' }, 201);
     await core.post(`${rules}/headers`, { name: 'hide internal', phase: 'response', operation: 'remove', header_name: 'X-Internal' }, 201);
+    await core.post(`${rules}/waf-rules`, { name: 'no FR', match: { countries: ['FR'], paths: [{ kind: 'prefix', value: '/geo' }] }, action: 'block' }, 201);
     await core.post(`${rules}/waf-rules`, { name: 'staff host', match: { headers: [{ name: 'Host', pattern: { kind: 'exact', value: 'staff.alpha.example' } }] }, action: 'block' }, 201);
     await core.post(`/api/v1/domains/${alpha.id}/dns/records`, { type: 'CNAME', name: 'staff', content: 'alpha.example', proxied: true }, 201);
     await publish(core);
@@ -304,6 +305,18 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
     });
     expect(new Set(rows.map((row) => `${row.domain} ${row.path}`))).to.deep.equal(new Set([`${ALPHA} ${path}`]));
     expect(rows.reduce((sum, row) => sum + row.count, 0)).to.equal(spellings.length);
+  });
+
+  it('reads a trusted upstream\'s country from the headers as the door left them, in any spelling of name, host and path', async () => {
+    // The peer is loopback, a trusted proxy here: its X-CDN-Country decides (WAF rule "no FR" on /geo).
+    expect((await get('/geo', ALPHA, ['X-CDN-COUNTRY: fr'])).status).to.equal(403);
+    expect((await get('/geo?x=1', 'WWW.Alpha.Example.:80', ['x-cdn-country: FR'])).status).to.equal(403);
+    expect((await get('http://www.alpha.example/%67eo', BETA, ['X-Cdn-Country:  FR '])).status).to.equal(403);
+    expect((await get('/geo', ALPHA, ['X-CDN-Country: DE'])).status).to.equal(200);
+    // Trust is the connecting peer's, not the client address X-Forwarded-For names behind it.
+    expect((await get('/geo', ALPHA, ['X-Forwarded-For: 203.0.113.9', 'X-CDN-Country: FR'])).status).to.equal(403);
+    // A header the client's Connection names was for the hop to the edge: removed at the door, it decides nothing.
+    expect((await get('/geo', ALPHA, ['Connection: keep-alive, X-CDN-Country', 'X-CDN-Country: FR'])).status).to.equal(200);
   });
 
   it('is still whole afterwards: no worker exited and no pipeline failure', () => {
