@@ -2,7 +2,7 @@
 // proxy_cache) in front of the same origin, driven by wrk (apt-get install wrk nginx-light) in one run.
 // The core (own process, fresh database) publishes 1,000 domains; the tested one carries 50 rules.
 // Prints req/s and p99 for a cache HIT and for a MISS (plain proxy) on both and their ratios, the
-// latency a MISS adds over asking the origin directly (at saturation, and at a paced load below it),
+// latency a MISS adds over asking the origin directly (at saturation, and at a paced load below it: interleaved rounds, medians),
 // the RSS of each edge worker holding 10,000 cached objects, and the failed requests while 20
 // snapshots are activated under load. The same run measures bare node:http (bench/bare-node.mjs:
 // a Map server and a keep-alive proxy, 2 workers each, none of the edge's work): the ceiling of a
@@ -25,7 +25,7 @@
 // one worker each, every process of theirs on CPU 1 and wrk (one thread, 32 connections) on CPU 0,
 // HIT and MISS, medians of the interleaved rounds: CPU per request of a server that has its CPU to
 // itself, far steadier than the unpinned rounds on a shared machine (BENCH_EDGE_PINNED_SECONDS, default 6).
-// BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit, miss, instructions or pinned
+// BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit, miss, paced, instructions or pinned
 // runs only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof);
 // BENCH_EDGE_METRICS=off starts the edge without its metrics listener (CDN_EDGE_METRICS_PORT=0: its workers count nothing),
 // for measuring what the metrics cost; BENCH_EDGE_METRICS=compare runs a second edge without them beside the first, in
@@ -270,6 +270,7 @@ try {
   // Before the swaps, which add rules to the tested domain and publish new versions.
   if (only === undefined || only === 'instructions') await instructionCounts();
   if (only === undefined || only === 'pinned') await pinnedRounds();
+  if (only === 'paced') await pacedRounds();
   if (only === undefined || only === 'miss') await missRssAndSwaps();
 
   // HIT and MISS rounds with each server on one worker, all its processes on CPU 1 and wrk on CPU 0:
@@ -337,6 +338,31 @@ try {
     console.log(`  bare node:http Map server ${thousands(bareCount)}; edge ${thousands(withMetrics)}; edge without metrics ${thousands(withoutMetrics)}`);
     console.log(`  edge/bare node:http Map server ${(withMetrics.perRequest / bareCount.perRequest).toFixed(2)}x; the metrics cost ${((withMetrics.perRequest / withoutMetrics.perRequest - 1) * 100).toFixed(1)}% of an edge HIT (target < 3%)`);
   }
+  // ROUNDS rounds of the paced MISS: the origin asked directly, then nginx, the bare proxies and the
+  // edge in turn (reversed every other round); what each adds to the p99 over the origin's in the same
+  // round, then the medians (issue #26: the edge at most the bare node:http proxy's plus 1 ms).
+  async function pacedRounds(): Promise<void> {
+    const servers: [string, number][] = [['nginx plain proxy', nginxPort], ['bare node:http proxy', bareProxyPort], ['bare undici proxy', undiciProxyPort], ['edge', edgePort]];
+    // Warmed by a short saturation first: without it the first round would time V8 compiling the MISS path.
+    for (const [, port] of servers) await wrk(port, '/miss/1', 2);
+    const added: number[][] = servers.map(() => []);
+    for (let round = 1; round <= ROUNDS; round++) {
+      const direct = await pacedMiss(originPort);
+      const results: PacedResult[] = new Array(servers.length);
+      const order = servers.map((_, index) => index);
+      if (round % 2 === 0) order.reverse();
+      for (const index of order) results[index] = await pacedMiss(servers[index][1]);
+      console.log(`MISS at a paced load (${PACED_CONNECTIONS} connections, ${PACED_PAUSE_MS} ms pauses), round ${round} of ${ROUNDS}:`);
+      console.log(pacedLine('  origin directly', direct, direct));
+      servers.forEach(([label], index) => {
+        console.log(pacedLine(`  ${label}`, results[index], direct));
+        added[index].push(results[index].p99Ms - direct.p99Ms);
+      });
+    }
+    const medians = added.map(median);
+    const [bare, edge] = [medians[1], medians[3]];
+    console.log(`MISS p99 added at the paced load, medians of ${ROUNDS}: ${servers.map(([label], index) => `${label} ${medians[index].toFixed(2)} ms`).join(', ')}; edge - bare node:http proxy ${(edge - bare).toFixed(2)} ms (target <= 1 ms)`);
+  }
   async function missRssAndSwaps(): Promise<void> {
     const direct = await wrk(originPort, '/miss/1');
     console.log(line('origin directly', direct));
@@ -344,13 +370,7 @@ try {
     const [nginxMiss, bareMiss, , edgeMiss] = results[results.length - 1];
     console.log(`MISS ratio (last round) edge/nginx: ${ratio(edgeMiss, nginxMiss)} (target >= 0.4); bare node:http/nginx ${ratio(bareMiss, nginxMiss)}; edge/bare node:http ${ratio(edgeMiss, bareMiss)}`);
     console.log(`MISS p99 added over the origin at saturation: edge ${(edgeMiss.p99Ms - direct.p99Ms).toFixed(2)} ms (target < 2 ms); nginx ${(nginxMiss.p99Ms - direct.p99Ms).toFixed(2)} ms; bare node:http ${(bareMiss.p99Ms - direct.p99Ms).toFixed(2)} ms`);
-    const pacedDirect = await pacedMiss(originPort);
-    console.log(`MISS at a paced load (${PACED_CONNECTIONS} connections, ${PACED_PAUSE_MS} ms pauses):`);
-    console.log(pacedLine('  origin directly', pacedDirect, pacedDirect));
-    console.log(pacedLine('  nginx plain proxy', await pacedMiss(nginxPort), pacedDirect));
-    console.log(pacedLine('  bare node:http proxy', await pacedMiss(bareProxyPort), pacedDirect));
-    console.log(pacedLine('  bare undici proxy', await pacedMiss(undiciProxyPort), pacedDirect));
-    console.log(pacedLine('  edge', await pacedMiss(edgePort), pacedDirect));
+    await pacedRounds();
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
     let next = 1;

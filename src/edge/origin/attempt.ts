@@ -6,7 +6,6 @@
 // has consumed nothing of it. A connection lost on a reused keep-alive
 // connection before any response byte is marked stale: the origin closed it as
 // idle, which says nothing about the origin's health.
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
@@ -26,7 +25,8 @@ export type AttemptPlan = {
   method: string;
   /** The normalised path and the query as sent (docs/edge.md, "One view of the request"). */
   target: string;
-  headers: OutgoingHttpHeaders;
+  /** Name, value, name, value... (forward-headers.ts). */
+  headers: string[];
   servername: string | undefined;
   connectTimeoutMs: number;
   readTimeoutMs: number;
@@ -151,7 +151,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.options = {
       path: plan.target,
       method: plan.method,
-      headers: plan.headers as Record<string, string | string[]>,
+      headers: plan.headers,
       body: this.body,
       servername: plan.servername,
       reset: plan.fresh,

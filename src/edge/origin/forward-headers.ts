@@ -1,6 +1,6 @@
 // The request headers an origin receives: the client's end-to-end headers,
 // then what the edge vouches for (X-Forwarded-*, the shield secret) and Host.
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { SnapshotOrigin } from '../../shared/snapshot.js';
 import type { ActiveDomain } from '../config/active-config.js';
 import { withCdnLoop } from '../pipeline/cdn-loop.js';
@@ -9,9 +9,13 @@ import { withCdnLoop } from '../pipeline/cdn-loop.js';
 // is answered by the edge's own server (100 Continue), so it is not passed on.
 // Those the client's Connection header named were removed at the door
 // (pipeline/request-head.ts), before any request-header rule could set one.
+// Content-Length is put back from the client's own framing only, whatever its Connection header
+// listed: a body sent without framing would desynchronise the kept-alive origin connection. A
+// chunked body carries no length: the dispatcher sends a body of unknown length chunked itself (it
+// takes no Transfer-Encoding header).
 const DROPPED_REQUEST_HEADERS = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
-  'host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip',
+  'host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip', 'content-length',
 ]);
 
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -35,48 +39,44 @@ export type ForwardFacts = {
   upgrade?: boolean;
   /** This edge's CDN-Loop pseudonym, appended to the request's CDN-Loop list (RFC 8586). */
   cdnLoop?: string;
+  /** The stored object's validators the cache asks with (If-None-Match, If-Modified-Since): they replace the client's. */
+  validators?: Record<string, string>;
 };
 
 /**
- * The headers for `origin`: the client's minus hop-by-hop ones; X-Forwarded-For
- * replaced by the single address the edge believes (a client-sent chain is not
+ * The headers for `origin`, as name, value, name, value...: the client's minus hop-by-hop ones;
+ * X-Forwarded-For replaced by the single address the edge believes (a client-sent chain is not
  * trusted past the edge's own trusted-proxy rules), and X-Real-IP the same; X-Forwarded-Proto and -Host
  * (the normalised host); Host = origin.host_header or the normalised host; the shield header carrying the
  * domain's secret (a client-sent copy is always dropped); CDN-Loop with this
  * edge's pseudonym appended. No Via: it would announce the edge's software for
- * no use to origins.
+ * no use to origins. A list rather than an object: both undici and node:http take it as it is,
+ * where an object keyed by the client's header names costs a keyed store per name to build and a
+ * keyed load per name to read (docs/benchmarks.md, "2026-11-27 (third session)").
  */
-export function forwardHeaders(incoming: IncomingHttpHeaders, origin: SnapshotOrigin, facts: ForwardFacts): OutgoingHttpHeaders {
-  const shieldName = facts.domain.originShield?.header_name.toLowerCase();
-  const headers: OutgoingHttpHeaders = {};
+export function forwardHeaders(incoming: IncomingHttpHeaders, origin: SnapshotOrigin, facts: ForwardFacts): string[] {
+  const shield = facts.domain.originShield;
+  const shieldName = shield?.header_name.toLowerCase();
+  const validators = facts.validators;
+  const headers: string[] = [];
   for (const name in incoming) {
     const value = incoming[name];
-    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name) || name === shieldName) continue;
-    headers[name] = value;
+    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name) || name === shieldName || (validators !== undefined && name in validators)) continue;
+    if (name === 'cdn-loop' && facts.cdnLoop) continue;
+    if (typeof value === 'string') headers.push(name, value);
+    else for (const item of value) headers.push(name, item);
   }
   if (facts.upgrade) {
-    headers.connection = 'Upgrade';
-    if (incoming.upgrade) headers.upgrade = incoming.upgrade;
+    headers.push('connection', 'Upgrade');
+    if (incoming.upgrade) headers.push('upgrade', incoming.upgrade);
   }
-  setBodyFraming(headers, incoming);
-  headers['x-forwarded-for'] = facts.clientIp;
-  headers['x-real-ip'] = facts.clientIp;
-  headers['x-forwarded-proto'] = facts.scheme;
-  headers['x-forwarded-host'] = facts.clientHost;
-  headers.host = origin.host_header ?? facts.clientHost;
-  if (facts.cdnLoop) headers['cdn-loop'] = withCdnLoop(incoming['cdn-loop'], facts.cdnLoop);
-  const shield = facts.domain.originShield;
-  if (shield?.secret) headers[shield.header_name] = shield.secret;
+  if (incoming['transfer-encoding'] === undefined && incoming['content-length'] !== undefined) headers.push('content-length', incoming['content-length']);
+  headers.push('x-forwarded-for', facts.clientIp, 'x-real-ip', facts.clientIp, 'x-forwarded-proto', facts.scheme, 'x-forwarded-host', facts.clientHost);
+  headers.push('host', origin.host_header ?? facts.clientHost);
+  if (facts.cdnLoop) headers.push('cdn-loop', withCdnLoop(incoming['cdn-loop'], facts.cdnLoop));
+  if (shield?.secret) headers.push(shield.header_name, shield.secret);
+  if (validators !== undefined) for (const name in validators) headers.push(name, validators[name]);
   return headers;
-}
-
-// The body framing comes from the client's own framing only, whatever its
-// Connection header listed: a body sent without framing would desynchronise the
-// kept-alive origin connection. A chunked body carries no length: the dispatcher
-// sends a body of unknown length chunked itself (it takes no Transfer-Encoding header).
-function setBodyFraming(headers: OutgoingHttpHeaders, incoming: IncomingHttpHeaders): void {
-  delete headers['content-length'];
-  if (incoming['transfer-encoding'] === undefined && incoming['content-length'] !== undefined) headers['content-length'] = incoming['content-length'];
 }
 
 // Response headers a repeat of which is dropped (the first one counts), as Node's own HTTP client does.

@@ -130,7 +130,7 @@ export function createOriginFetcher(options: OriginFetcherOptions): OriginFetche
         fresh,
         method: ctx.method,
         target: ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path,
-        headers: Object.assign(forwardHeaders(ctx.headers, origin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop }), conditional),
+        headers: forwardHeaders(ctx.headers, origin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, cdnLoop: options.cdnLoop, validators: conditional }),
         servername,
         connectTimeoutMs,
         readTimeoutMs: Math.min(origin.timeouts.read_ms, readCapMs),

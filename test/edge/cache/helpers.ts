@@ -123,7 +123,10 @@ export class Origin {
 
 /** The request headers the edge sends an origin in production (forward-headers.ts), for an origin without host_header. */
 export function forwardedHeaders(ctx: RequestContext): OutgoingHttpHeaders {
-  return forwardHeaders(ctx.headers, { host_header: null } as SnapshotOrigin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme });
+  const fields = forwardHeaders(ctx.headers, { host_header: null } as SnapshotOrigin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme });
+  const headers: OutgoingHttpHeaders = {};
+  for (let i = 0; i < fields.length; i += 2) headers[fields[i]] = fields[i + 1];
+  return headers;
 }
 
 /**
