@@ -26,14 +26,10 @@ export async function saturate(url: string, host: string, seconds: number, conne
   return { rps: Number(rps[1]), p99Ms: Number(p99[1]) * unit, failed: non2xx + socketErrors, requests: Number(requests[1]) };
 }
 
-/**
- * `connections` clients each pausing 0.5-1.5 x `pauseMs` between answer and request (bench/paced.lua), for `seconds`.
- * `cpu`: one CPU for wrk (one thread, on that CPU only) instead of two threads anywhere.
- */
-export async function paced(url: string, host: string, seconds: number, connections: number, pauseMs: number, cpu?: number): Promise<PacedResult> {
+/** `connections` clients each pausing 0.5-1.5 x `pauseMs` between answer and request (bench/paced.lua), for `seconds`. */
+export async function paced(url: string, host: string, seconds: number, connections: number, pauseMs: number): Promise<PacedResult> {
   const env = { ...process.env, PAUSE_MS: String(pauseMs), HOST_HEADER: host };
-  const threads = cpu === undefined ? '-t2' : '-t1';
-  const { code, output } = await runWrk([threads, `-c${connections}`, `-d${seconds}s`, '-s', PACED_SCRIPT, url], env, cpu);
+  const { code, output } = await runWrk(['-t2', `-c${connections}`, `-d${seconds}s`, '-s', PACED_SCRIPT, url], env);
   const summary = output.split('\n').find((line) => line.startsWith('{'));
   if (code !== 0 || !summary) throw new Error(`wrk failed (${code}):\n${output}`);
   const result = JSON.parse(summary) as { requests: number; duration_us: number; failed: number; p50: number; p99: number };

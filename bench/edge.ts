@@ -360,8 +360,9 @@ try {
       });
     }
     const medians = added.map(median);
-    const [bare, edge] = [medians[1], medians[3]];
-    console.log(`MISS p99 added at the paced load, medians of ${ROUNDS}: ${servers.map(([label], index) => `${label} ${medians[index].toFixed(2)} ms`).join(', ')}; edge - bare node:http proxy ${(edge - bare).toFixed(2)} ms (target <= 1 ms)`);
+    // Paired within each round, as the rounds interleave the servers.
+    const edgeOverBare = median(added[3].map((edge, round) => edge - added[1][round]));
+    console.log(`MISS p99 added at the paced load, medians of ${ROUNDS}: ${servers.map(([label], index) => `${label} ${medians[index].toFixed(2)} ms`).join(', ')}; edge - bare node:http proxy, median of the rounds' ${edgeOverBare.toFixed(2)} ms (target <= 1 ms)`);
   }
   async function missRssAndSwaps(): Promise<void> {
     const direct = await wrk(originPort, '/miss/1');

@@ -9,10 +9,7 @@ import { withCdnLoop } from '../pipeline/cdn-loop.js';
 // is answered by the edge's own server (100 Continue), so it is not passed on.
 // Those the client's Connection header named were removed at the door
 // (pipeline/request-head.ts), before any request-header rule could set one.
-// Content-Length is put back from the client's own framing only, whatever its Connection header
-// listed: a body sent without framing would desynchronise the kept-alive origin connection. A
-// chunked body carries no length: the dispatcher sends a body of unknown length chunked itself (it
-// takes no Transfer-Encoding header).
+// Content-Length is put back from the client's own framing (forwardHeaders).
 const DROPPED_REQUEST_HEADERS = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
   'host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip', 'content-length',
@@ -47,9 +44,10 @@ export type ForwardFacts = {
  * The headers for `origin`, as name, value, name, value...: the client's minus hop-by-hop ones;
  * X-Forwarded-For replaced by the single address the edge believes (a client-sent chain is not
  * trusted past the edge's own trusted-proxy rules), and X-Real-IP the same; X-Forwarded-Proto and -Host
- * (the normalised host); Host = origin.host_header or the normalised host; the shield header carrying the
- * domain's secret (a client-sent copy is always dropped); CDN-Loop with this
- * edge's pseudonym appended. No Via: it would announce the edge's software for
+ * (the normalised host); Host = origin.host_header or the normalised host; CDN-Loop with this
+ * edge's pseudonym appended; the shield header carrying the domain's secret (a client-sent copy is
+ * always dropped; one named like a field the edge sets takes that field's place); last the cache's
+ * validators, in place of any the client sent. No Via: it would announce the edge's software for
  * no use to origins. A list rather than an object: both undici and node:http take it as it is,
  * where an object keyed by the client's header names costs a keyed store per name to build and a
  * keyed load per name to read (docs/benchmarks.md, "2026-11-27 (third session)").
@@ -57,26 +55,39 @@ export type ForwardFacts = {
 export function forwardHeaders(incoming: IncomingHttpHeaders, origin: SnapshotOrigin, facts: ForwardFacts): string[] {
   const shield = facts.domain.originShield;
   const shieldName = shield?.header_name.toLowerCase();
+  const replaced = shield?.secret ? shieldName : undefined;
   const validators = facts.validators;
   const headers: string[] = [];
   for (const name in incoming) {
     const value = incoming[name];
-    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name) || name === shieldName || (validators !== undefined && name in validators)) continue;
-    if (name === 'cdn-loop' && facts.cdnLoop) continue;
+    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name) || name === shieldName) continue;
+    if ((name === 'cdn-loop' && facts.cdnLoop) || (validators !== undefined && Object.hasOwn(validators, name))) continue;
     if (typeof value === 'string') headers.push(name, value);
     else for (const item of value) headers.push(name, item);
   }
   if (facts.upgrade) {
-    headers.push('connection', 'Upgrade');
-    if (incoming.upgrade) headers.push('upgrade', incoming.upgrade);
+    pushOwn(headers, replaced, 'connection', 'Upgrade');
+    if (incoming.upgrade) pushOwn(headers, replaced, 'upgrade', incoming.upgrade);
   }
-  if (incoming['transfer-encoding'] === undefined && incoming['content-length'] !== undefined) headers.push('content-length', incoming['content-length']);
-  headers.push('x-forwarded-for', facts.clientIp, 'x-real-ip', facts.clientIp, 'x-forwarded-proto', facts.scheme, 'x-forwarded-host', facts.clientHost);
-  headers.push('host', origin.host_header ?? facts.clientHost);
-  if (facts.cdnLoop) headers.push('cdn-loop', withCdnLoop(incoming['cdn-loop'], facts.cdnLoop));
+  // The body framing comes from the client's own framing only, whatever its Connection header listed:
+  // a body sent without framing would desynchronise the kept-alive origin connection. A chunked body
+  // carries no length: the dispatcher sends a body of unknown length chunked itself (it takes no
+  // Transfer-Encoding header).
+  if (incoming['transfer-encoding'] === undefined && incoming['content-length'] !== undefined) pushOwn(headers, replaced, 'content-length', incoming['content-length']);
+  pushOwn(headers, replaced, 'x-forwarded-for', facts.clientIp);
+  pushOwn(headers, replaced, 'x-real-ip', facts.clientIp);
+  pushOwn(headers, replaced, 'x-forwarded-proto', facts.scheme);
+  pushOwn(headers, replaced, 'x-forwarded-host', facts.clientHost);
+  pushOwn(headers, replaced, 'host', origin.host_header ?? facts.clientHost);
+  if (facts.cdnLoop) pushOwn(headers, replaced, 'cdn-loop', withCdnLoop(incoming['cdn-loop'], facts.cdnLoop));
   if (shield?.secret) headers.push(shield.header_name, shield.secret);
   if (validators !== undefined) for (const name in validators) headers.push(name, validators[name]);
   return headers;
+}
+
+// A field the edge sets, unless the shield header (`replaced`, lower case) goes in its place.
+function pushOwn(headers: string[], replaced: string | undefined, name: string, value: string): void {
+  if (name !== replaced) headers.push(name, value);
 }
 
 // Response headers a repeat of which is dropped (the first one counts), as Node's own HTTP client does.

@@ -60,6 +60,7 @@ function attemptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, targ
   return new Promise((resolve, reject) => {
     const connectMs = Math.min(origin.timeouts.connect_ms, deps.config.edgeProxyConnectTimeoutSeconds * 1000);
     const readMs = Math.min(origin.timeouts.read_ms, deps.config.edgeProxyReadTimeoutSeconds * 1000);
+    // A list node:http sends as it is: a handshake is a GET (isWebSocketHandshake), for which Node adds no body framing.
     const headers = forwardHeaders(target.headers, origin, { domain: target.domain, clientHost: target.host, clientIp: target.clientIp, scheme: target.scheme, upgrade: true, cdnLoop: deps.cdnLoop });
     const options = { agent: false as const, host: socketHost(origin.host), port: origin.port, method: req.method, path: target.target, headers };
     const request = origin.scheme === 'https' ? https.request({ ...options, servername: tlsName(origin, target.host), ca: deps.tls?.ca }) : http.request(options);

@@ -122,22 +122,22 @@ export class Origin {
 }
 
 /** The request headers the edge sends an origin in production (forward-headers.ts), for an origin without host_header. */
-export function forwardedHeaders(ctx: RequestContext): OutgoingHttpHeaders {
-  const fields = forwardHeaders(ctx.headers, { host_header: null } as SnapshotOrigin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme });
-  const headers: OutgoingHttpHeaders = {};
-  for (let i = 0; i < fields.length; i += 2) headers[fields[i]] = fields[i + 1];
-  return headers;
+export function forwardedHeaders(ctx: RequestContext, validators?: Record<string, string>): string[] {
+  return forwardHeaders(ctx.headers, { host_header: null } as SnapshotOrigin, { domain: ctx.domain!, clientHost: ctx.host, clientIp: ctx.clientIp, scheme: ctx.scheme, validators });
 }
 
 /**
  * A fetchOrigin that proxies the request to 127.0.0.1:`port` (a closed port gives a 'connect' failure)
- * with the client's headers, or those `headersOf` makes (e.g. forwardedHeaders).
+ * with the client's headers and the cache's validators, or those `headersOf` makes (e.g. forwardedHeaders).
  */
-export function proxyTo(port: () => number, headersOf: (ctx: RequestContext) => OutgoingHttpHeaders = (ctx) => ctx.headers): (ctx: RequestContext, options?: { conditional?: Record<string, string> }) => Promise<EdgeResponse> {
+export function proxyTo(
+  port: () => number,
+  headersOf: (ctx: RequestContext, validators?: Record<string, string>) => OutgoingHttpHeaders | string[] = (ctx, validators) => ({ ...ctx.headers, ...validators }),
+): (ctx: RequestContext, options?: { conditional?: Record<string, string> }) => Promise<EdgeResponse> {
   return (ctx, options) =>
     new Promise((resolve, reject) => {
       const target = ctx.query ? `${ctx.path}?${ctx.query}` : ctx.path;
-      const headers = { ...headersOf(ctx), ...options?.conditional };
+      const headers = headersOf(ctx, options?.conditional);
       const upstream = httpRequest({ host: '127.0.0.1', port: port(), method: ctx.method, path: target, headers, agent: false }, (res) => {
         resolve({ status: res.statusCode ?? 502, headers: { ...res.headers } as EdgeResponse['headers'], body: ctx.method === 'HEAD' ? null : res });
       });
