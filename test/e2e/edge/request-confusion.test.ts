@@ -14,7 +14,7 @@ const TOKEN = 'cdnedge_e2e-confusion-token-0123456789abcdef';
 const ALPHA = 'www.alpha.example';
 const BETA = 'www.beta.example';
 
-type Seen = { origin: string; method: string; url: string; host: string; xfh: string; verified: string | null; claims: string[]; realIp: string };
+type Seen = { origin: string; method: string; url: string; host: string; xfh: string; verified: string | null; claims: string[]; realIp: string; fields: [string, string][] };
 
 // Headers with which a client could make the origin read another host, path, method or client.
 const CLAIMS = ['forwarded', 'x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-method-override', 'x-forwarded-port', 'x-forwarded-scheme', 'true-client-ip', 'x-client-ip'];
@@ -34,6 +34,8 @@ function reflectingOrigin(name: string): Promise<TestOrigin> {
       verified: (req.headers['x-edge-verified'] as string | undefined) ?? null,
       claims: CLAIMS.filter((claim) => req.headers[claim] !== undefined),
       realIp: String(req.headers['x-real-ip'] ?? ''),
+      // Every header line as it arrived, names in lower case: what Node's parsing would join or drop.
+      fields: Array.from({ length: req.rawHeaders.length / 2 }, (_, index) => [req.rawHeaders[2 * index].toLowerCase(), req.rawHeaders[2 * index + 1]] as [string, string]),
     };
     const body = JSON.stringify(seen);
     // Names as the origin's software spells them: hygiene and the header rules must find them whatever their case.
@@ -235,6 +237,25 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
       expect(headers).not.to.have.any.keys('server', 'x-internal');
       expect(alphaOrigin.requests.at(-1)?.headers).to.include({ host: ALPHA, 'x-edge-verified': 'yes' });
     });
+  });
+
+  it('sends the origin each header the edge sets once, and the client\'s repeated lines as Node joined them, whatever their spelling', async () => {
+    const answer = await sendRaw(edge.port, request(`http://${ALPHA.toUpperCase()}.:80/forwarded-lines?a=1&a=2`, [
+      'HOST: elsewhere.example', 'Keep-Alive: timeout=5', 'TE: trailers', 'Proxy-Connection: keep-alive', 'Connection: keep-alive',
+      'X-Forwarded-For: 6.6.6.6', 'x-forwarded-for: 7.7.7.7', 'X-FORWARDED-HOST: evil.example', 'X-Forwarded-Proto: https',
+      'CDN-LOOP: other-cdn', 'X-Dup: a', 'x-dup: b', 'Content-Length: 0',
+    ]));
+    const seen = seenBy(answer.text);
+    const values = (name: string) => seen.fields.filter(([field]) => field === name).map(([, value]) => value);
+    expect(seen.url).to.equal('/forwarded-lines?a=1&a=2');
+    // Loopback is a trusted proxy in this suite: the address believed is the chain's last one, sent alone.
+    expect([values('host'), values('x-forwarded-host'), values('x-forwarded-for'), values('x-real-ip'), values('x-forwarded-proto')]).to.deep.equal([[ALPHA], [ALPHA], ['7.7.7.7'], ['7.7.7.7'], ['http']]);
+    expect(values('cdn-loop')).to.have.length(1);
+    expect(values('cdn-loop')[0]).to.match(/^other-cdn, edge-[0-9a-f]{16}$/);
+    expect(values('x-dup')).to.deep.equal(['a, b']);
+    // A GET's empty body is sent without framing: undici leaves out Content-Length: 0 for a method that expects none.
+    expect(values('content-length')).to.deep.equal([]);
+    expect(seen.fields.map(([name]) => name)).not.to.include.members(['keep-alive', 'te', 'proxy-connection']);
   });
 
   it('applies request-header rules after removing what the client\'s Connection names', async () => {
