@@ -11,11 +11,16 @@ const STOP_TIMEOUT_MS = 15000;
 
 /** A loopback port free at the time of the call. */
 export async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return (await freePorts(1))[0];
+}
+
+/** `count` different free loopback ports: all held open until each is known, so none is handed out twice. */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => net.createServer().listen(0, '127.0.0.1'));
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.once('listening', resolve))));
+  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 /**

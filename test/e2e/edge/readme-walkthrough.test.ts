@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { freePort } from '../../support/cluster.js';
+import { freePorts } from '../../support/cluster.js';
 import { createTestDatabase, dropTestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 import { pebbleMissing } from '../../support/pebble.js';
@@ -90,7 +90,9 @@ describe('the README walk-through: npm start, one site, a MISS then a HIT throug
   let ports: Ports;
 
   it('serves the origin through the edge and caches it', async () => {
-    ports = { core: await freePort(), edge: await freePort(), edgeTls: await freePort(), edgeMetrics: await freePort(), origin: await freePort(), dns: await freePort(), dnsApi: await freePort(), acme: await freePort(), acmeManagement: await freePort() };
+    // Nine different ports: picked one at a time, a port closed after its pick could be picked again.
+    const [core, edge, edgeTls, edgeMetrics, origin, dns, dnsApi, acme, acmeManagement] = await freePorts(9);
+    ports = { core, edge, edgeTls, edgeMetrics, origin, dns, dnsApi, acme, acmeManagement };
     dataDir = await mkdtemp(path.join(tmpdir(), 'cdn-local-'));
     databaseUrl = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
     await startLocal();
