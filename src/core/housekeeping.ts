@@ -17,7 +17,7 @@ type Chore = { name: string; run: (now: Date) => Promise<unknown> };
 
 function chores(connection: Connection, config: Config, logger: Logger): Chore[] {
   const originHealth = async (now: Date) => {
-    const changed = await refreshOriginHealth(connection.prisma, now);
+    const changed = await refreshOriginHealth(connection.pool, now);
     if (changed.length) logger.info({ changed }, 'origin health recomputed from its observation window');
     return changed.length;
   };

@@ -1,5 +1,5 @@
 import type { Db } from '../db/client.js';
-import { sqlOf } from '../db/sql.js';
+import { sqlOf, type Sql } from '../db/sql.js';
 
 const MARK_DIRTY = `
   INSERT INTO publish_state (id, change_seq, dirty_since, dirty_reason, updated_at)
@@ -20,7 +20,12 @@ const MARK_DIRTY = `
  * the change is published in the first version whose published_seq reaches it.
  */
 export async function markConfigDirty(db: Db, reason: string, now = new Date()): Promise<bigint> {
-  const { rows } = await sqlOf(db).query<{ change_seq: string }>(MARK_DIRTY, [now, reason]);
+  return markConfigDirtyOn(sqlOf(db), reason, now);
+}
+
+/** markConfigDirty on a `pg` connection (in its transaction, when it has one open). */
+export async function markConfigDirtyOn(sql: Sql, reason: string, now = new Date()): Promise<bigint> {
+  const { rows } = await sql.query<{ change_seq: string }>(MARK_DIRTY, [now, reason]);
   return BigInt(rows[0].change_seq);
 }
 

@@ -1,7 +1,7 @@
-import type { Db } from '../../db/client.js';
-import { Prisma } from '../../generated/prisma/client.js';
-import { markConfigDirty } from '../../publish/dirty.js';
-import { transaction } from '../../db/sql.js';
+import type pg from 'pg';
+import type { Sql } from '../../db/sql.js';
+import { inTransaction } from '../../db/transaction.js';
+import { markConfigDirtyOn } from '../../publish/dirty.js';
 
 export type OriginHealth = 'unknown' | 'healthy' | 'degraded' | 'unhealthy';
 export type HealthChange = { origin_id: string; health_status: OriginHealth };
@@ -29,17 +29,21 @@ export function healthOf(outcomes: boolean[]): OriginHealth {
   return healthFromCounts(outcomes.length, outcomes.filter((success) => !success).length);
 }
 
-type WindowRow = { id: string; health_status: string; observations: bigint; failures: bigint };
+type WindowRow = { id: string; health_status: string; observations: string; failures: string };
 
 // Counts per origin in the window ending at `now` (the (origin_id, observed_at) index serves the join):
 // of the given origins, or of every origin whose health is known.
-async function windowCounts(db: Db, ids: string[] | 'known', now: Date): Promise<WindowRow[]> {
+const WINDOW_COUNTS = (which: string) => `
+  SELECT o.id, o.health_status, count(h.id) AS observations, count(h.id) FILTER (WHERE NOT h.success) AS failures
+  FROM origins o LEFT JOIN origin_health_observations h ON h.origin_id = o.id AND h.observed_at >= $1
+  WHERE ${which} GROUP BY o.id ORDER BY o.id`;
+const COUNTS_OF_ORIGINS = WINDOW_COUNTS('o.id = ANY($2::text[])');
+const COUNTS_OF_KNOWN = WINDOW_COUNTS(`o.health_status <> 'unknown'`);
+
+async function windowCounts(sql: Sql, ids: string[] | 'known', now: Date): Promise<WindowRow[]> {
   const since = new Date(now.getTime() - HEALTH_WINDOW_MS);
-  const which = ids === 'known' ? Prisma.sql`o.health_status <> 'unknown'` : Prisma.sql`o.id = ANY(${ids}::text[])`;
-  return db.$queryRaw<WindowRow[]>`
-    SELECT o.id, o.health_status, count(h.id) AS observations, count(h.id) FILTER (WHERE NOT h.success) AS failures
-    FROM origins o LEFT JOIN origin_health_observations h ON h.origin_id = o.id AND h.observed_at >= ${since}
-    WHERE ${which} GROUP BY o.id ORDER BY o.id`;
+  const { rows } = ids === 'known' ? await sql.query<WindowRow>(COUNTS_OF_KNOWN, [since]) : await sql.query<WindowRow>(COUNTS_OF_ORIGINS, [since, ids]);
+  return rows;
 }
 
 // The origins whose stored health differs from what their window says now.
@@ -50,26 +54,34 @@ function staleHealth(rows: WindowRow[]): HealthChange[] {
     .map(({ row, health }) => ({ origin_id: row.id, health_status: health }));
 }
 
+/** The rows lockOrigins takes, in id order, with `FOR UPDATE` (a statement may build on it). */
+export const LOCK_ORIGINS = 'SELECT id, domain_id FROM origins WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE';
+
 /**
  * Locks origin rows in id order until the caller's transaction ends: the ingest and
  * the scheduled refresh both take it before they recompute, so a refresh can never
  * overwrite the health that observations committed a moment earlier. Returns the
  * origins that exist, with their domain.
  */
-export async function lockOrigins(db: Db, ids: string[]): Promise<{ id: string; domain_id: string }[]> {
-  return db.$queryRaw<{ id: string; domain_id: string }[]>`SELECT id, domain_id FROM origins WHERE id = ANY(${[...new Set(ids)].sort()}::text[]) ORDER BY id FOR UPDATE`;
+export async function lockOrigins(sql: Sql, ids: string[]): Promise<{ id: string; domain_id: string }[]> {
+  return (await sql.query<{ id: string; domain_id: string }>(LOCK_ORIGINS, [[...new Set(ids)].sort()])).rows;
 }
+
+const STORE_HEALTH = `
+  UPDATE origins o SET health_status = c.health_status, health_changed_at = $1
+  FROM unnest($2::text[], $3::text[]) AS c(id, health_status) WHERE o.id = c.id`;
 
 /**
  * Recomputes the health of origins the caller has locked (lockOrigins) from their
  * window ending at `now`, stores what changed and, when anything did, marks the
  * config dirty in the caller's transaction so the next snapshot carries it.
  */
-export async function applyOriginHealth(db: Db, ids: string[], now: Date): Promise<HealthChange[]> {
+export async function applyOriginHealth(sql: Sql, ids: string[], now: Date): Promise<HealthChange[]> {
   if (!ids.length) return [];
-  const changed = staleHealth(await windowCounts(db, ids, now));
-  for (const change of changed) await db.origin.update({ where: { id: change.origin_id }, data: { health_status: change.health_status, health_changed_at: now } });
-  if (changed.length) await markConfigDirty(db, 'origin.health', now);
+  const changed = staleHealth(await windowCounts(sql, ids, now));
+  if (!changed.length) return [];
+  await sql.query(STORE_HEALTH, [now, changed.map((change) => change.origin_id), changed.map((change) => change.health_status)]);
+  await markConfigDirtyOn(sql, 'origin.health', now);
   return changed;
 }
 
@@ -80,11 +92,11 @@ export async function applyOriginHealth(db: Db, ids: string[], now: Date): Promi
  * decays to unknown) with one read, then fixes only those in one short transaction.
  * Safe on several cores at once: the second finds nothing left to change.
  */
-export async function refreshOriginHealth(db: Db, now = new Date()): Promise<HealthChange[]> {
-  const stale = staleHealth(await windowCounts(db, 'known', now));
+export async function refreshOriginHealth(pool: pg.Pool, now = new Date()): Promise<HealthChange[]> {
+  const stale = staleHealth(await windowCounts(pool, 'known', now));
   if (!stale.length) return [];
-  return transaction(db, async (tx) => {
-    const locked = await lockOrigins(tx, stale.map((change) => change.origin_id));
-    return applyOriginHealth(tx, locked.map((row) => row.id), now);
+  return inTransaction(pool, async (client) => {
+    const locked = await lockOrigins(client, stale.map((change) => change.origin_id));
+    return applyOriginHealth(client, locked.map((row) => row.id), now);
   });
 }

@@ -7,15 +7,17 @@ import { unixSeconds } from '../../http/timestamps.js';
 import { markConfigDirty } from '../../publish/dirty.js';
 import { anycastAddresses } from '../settings/anycast.js';
 import { groupValues } from '../settings/store.js';
-import { transaction } from '../../db/sql.js';
+import { sqlOf, transaction } from '../../db/sql.js';
 import { recordArrival } from '../rollout/arrivals.js';
 import type { VersionCount } from '../rollout/canary-decision.js';
 
 export type EdgeReport = { edge_id: string; hostname?: string; public_ip?: string; https_port?: number; region?: string; country?: string; version?: string; healthy?: boolean; config_version?: number | null; config_checksum?: string | null; config_error?: string | null; labels?: string[]; version_counters?: VersionCount[]; purge_acks?: string[]; purge_failures?: PurgeFailure[] };
 type NodeRow = Awaited<ReturnType<Db['edgeNode']['findFirstOrThrow']>>;
 
+type InPoolFields = Pick<NodeRow, 'enabled' | 'health_status' | 'last_heartbeat_at'>;
+
 /** In the shared pool: enabled, reported healthy, and a heartbeat within the freshness window. */
-export function inPool(node: NodeRow, freshSeconds: number, now = new Date()): boolean {
+export function inPool(node: InPoolFields, freshSeconds: number, now = new Date()): boolean {
   return node.enabled && node.health_status === 'healthy' && node.last_heartbeat_at !== null && now.getTime() - node.last_heartbeat_at.getTime() <= freshSeconds * 1000;
 }
 
@@ -53,27 +55,71 @@ export async function registerEdge(db: Db, report: EdgeReport, edgeId: string, t
   return serializeNode(node, freshSeconds, now);
 }
 
+// The heartbeat in one statement: the edge's row as it was (`before`, for the pool and the
+// arrival) and as it is now. $1 the edge, $2 now, $3 the token, $4 the health, $5 labels, $6 counters,
+// $7..$12 the register fields (null when not reported: the row keeps what it had), $13..$15 the config
+// version, checksum and refusal, each stored only when its flag ($16..$18) says it was reported.
+const RECORD_HEARTBEAT = `
+  WITH before AS MATERIALIZED (SELECT enabled, health_status, last_heartbeat_at, public_ip, config_version FROM edge_nodes WHERE edge_id = $1)
+  INSERT INTO edge_nodes AS node (edge_id, registered_at, last_heartbeat_at, updated_at, token_id, health_status, labels, version_counters,
+    hostname, public_ip, https_port, region, country, version, config_version, config_checksum, config_error)
+  VALUES ($1, $2, $2, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+  ON CONFLICT (edge_id) DO UPDATE SET
+    last_heartbeat_at = $2, updated_at = $2, token_id = $3, health_status = $4, labels = $5, version_counters = $6, consecutive_failures = 0,
+    hostname = COALESCE($7, node.hostname), public_ip = COALESCE($8, node.public_ip), https_port = COALESCE($9, node.https_port),
+    region = COALESCE($10, node.region), country = COALESCE($11, node.country), version = COALESCE($12, node.version),
+    config_version = CASE WHEN $16 THEN $13 ELSE node.config_version END,
+    config_checksum = CASE WHEN $17 THEN $14 ELSE node.config_checksum END,
+    config_error = CASE WHEN $18 THEN $15 ELSE node.config_error END
+  RETURNING node.*, (SELECT enabled FROM before) AS before_enabled, (SELECT health_status FROM before) AS before_health_status,
+    (SELECT last_heartbeat_at FROM before) AS before_last_heartbeat_at, (SELECT public_ip FROM before) AS before_public_ip,
+    (SELECT config_version FROM before) AS before_config_version, EXISTS (SELECT 1 FROM before) AS existed`;
+
+type HeartbeatRow = NodeRow & { before_enabled: boolean; before_health_status: string; before_last_heartbeat_at: Date | null; before_public_ip: string | null; before_config_version: number | null; existed: boolean };
+
+function heartbeatValues(report: EdgeReport, edgeId: string, tokenId: string, now: Date): unknown[] {
+  const reported = <T>(value: T | undefined) => value ?? null;
+  return [
+    edgeId,
+    now,
+    tokenId,
+    report.healthy === false ? 'unhealthy' : 'healthy',
+    // An edge that stops reporting labels or counters has none (docs/rollout.md).
+    report.labels ?? [],
+    JSON.stringify(report.version_counters ?? []),
+    reported(report.hostname),
+    reported(report.public_ip),
+    reported(report.https_port),
+    reported(report.region),
+    reported(report.country),
+    reported(report.version),
+    reported(report.config_version),
+    reported(report.config_checksum),
+    reported(report.config_error),
+    report.config_version !== undefined,
+    report.config_checksum !== undefined,
+    report.config_error !== undefined,
+  ];
+}
+
+// The row and what it was before the heartbeat (null for an edge seen for the first time).
+function splitHeartbeatRow(row: HeartbeatRow): { node: NodeRow; before: InPoolFields & { public_ip: string | null; config_version: number | null } | null } {
+  const { before_enabled, before_health_status, before_last_heartbeat_at, before_public_ip, before_config_version, existed, ...node } = row;
+  const before = existed ? { enabled: before_enabled, health_status: before_health_status, last_heartbeat_at: before_last_heartbeat_at, public_ip: before_public_ip, config_version: before_config_version } : null;
+  return { node, before };
+}
+
 /**
  * Records a heartbeat: the edge's own health, its config version and the time;
  * settles the purges it acknowledged or failed (settlePurges, one transaction).
- * A change of pool membership marks the published config dirty.
+ * A change of pool membership marks the published config dirty. The row is read and
+ * written with one statement on `pg` (every edge sends one every few seconds).
  */
 export async function heartbeat(db: Db, report: EdgeReport, edgeId: string, tokenId: string, freshSeconds: number, now = new Date()) {
   assertSameEdge(report, edgeId);
-  const state = {
-    ...reportedFields(report),
-    token_id: tokenId,
-    last_heartbeat_at: now,
-    health_status: report.healthy === false ? 'unhealthy' : 'healthy',
-    ...(report.config_version !== undefined ? { config_version: report.config_version } : {}),
-    ...(report.config_checksum !== undefined ? { config_checksum: report.config_checksum } : {}),
-    ...(report.config_error !== undefined ? { config_error: report.config_error } : {}),
-    // An edge that stops reporting labels or counters has none (docs/rollout.md).
-    labels: report.labels ?? [],
-    version_counters: report.version_counters ?? [],
-  };
-  const before = await db.edgeNode.findUnique({ where: { edge_id: edgeId } });
-  const node = await db.edgeNode.upsert({ where: { edge_id: edgeId }, create: { edge_id: edgeId, registered_at: now, ...state }, update: { ...state, consecutive_failures: 0 } });
+  const sql = sqlOf(db);
+  const { rows } = await sql.query<HeartbeatRow>(RECORD_HEARTBEAT, heartbeatValues(report, edgeId, tokenId, now));
+  const { node, before } = splitHeartbeatRow(rows[0]);
   // Joining the pool (or moving address) changes what proxied names answer: DNS follows at once, not at the next periodic sync.
   const wasIn = before !== null && inPool(before, freshSeconds, now);
   const isIn = inPool(node, freshSeconds, now);

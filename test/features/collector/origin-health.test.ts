@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { loadConfig } from '../../../src/config/load.js';
 import { startHousekeeping } from '../../../src/core/housekeeping.js';
-import type { Db } from '../../../src/db/client.js';
+import { inTransaction } from '../../../src/db/transaction.js';
 import { ingestOriginHealth } from '../../../src/features/collector/origin-health.js';
 import { healthOf, refreshOriginHealth } from '../../../src/features/collector/origin-health-status.js';
 import { loadApiSchemas, validatorFor } from '../../../src/http/validation.js';
@@ -159,7 +159,7 @@ describe('origin health decay on a schedule', () => {
   it('leaves an unhealthy origin alone while its window still holds the failures', async () => {
     const origin = (await core.post(`/api/v1/domains/${domain.id}/origins`, { host: 'steady.decay.example' }, 201)).data;
     await push(failures(origin.id, 3));
-    const changed = await refreshOriginHealth(core.db, new Date(Date.now() + minutes(1)));
+    const changed = await refreshOriginHealth(core.core.connection.pool, new Date(Date.now() + minutes(1)));
     expect(changed.map((change) => change.origin_id)).to.not.include(origin.id);
     expect(await healthOfOrigin(origin.id)).to.equal('unhealthy');
   });
@@ -193,16 +193,13 @@ describe('origin health decay on a schedule', () => {
     let commit!: () => void;
     const ingestedNow = new Promise<void>((resolve) => (ingested = resolve));
     const committing = new Promise<void>((resolve) => (commit = resolve));
-    const ingest = core.db.$transaction(
-      async (tx) => {
-        await ingestOriginHealth(tx as unknown as Db, failures(origin.id, 3), 'edge-1', bounds);
-        ingested();
-        await committing;
-      },
-      { timeout: 10000 },
-    );
+    const ingest = inTransaction(core.core.connection.pool, async (client) => {
+      await ingestOriginHealth(client, failures(origin.id, 3), 'edge-1', bounds);
+      ingested();
+      await committing;
+    });
     await ingestedNow;
-    const refresh = refreshOriginHealth(core.db, now); // reads the emptied window, then waits for the origin's lock
+    const refresh = refreshOriginHealth(core.core.connection.pool, now); // reads the emptied window, then waits for the origin's lock
     await new Promise((resolve) => setTimeout(resolve, 300));
     commit();
     await ingest;
@@ -211,9 +208,9 @@ describe('origin health decay on a schedule', () => {
   });
 
   it('does not mark the config dirty when no origin health changes', async () => {
-    await refreshOriginHealth(core.db, new Date(Date.now() + minutes(3)));
+    await refreshOriginHealth(core.core.connection.pool, new Date(Date.now() + minutes(3)));
     const before = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
-    expect(await refreshOriginHealth(core.db, new Date(Date.now() + minutes(4)))).to.deep.equal([]);
+    expect(await refreshOriginHealth(core.core.connection.pool, new Date(Date.now() + minutes(4)))).to.deep.equal([]);
     expect((await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } })).change_seq).to.equal(before.change_seq);
   });
 });

@@ -55,6 +55,16 @@ describe('usage ingest', () => {
     expect(await hourRequests()).to.equal(before);
   });
 
+  it('counts a batch sent 50 times at once (same idempotency key) once, events and aggregates alike', async () => {
+    const before = await hourRequests();
+    const storedBefore = await core.db.usageEvent.count({ where: { domain_id: domain.id } });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => ingest({ idempotency_key: 'batch-parallel', events: [event({ count: 7 })] })));
+    expect(answers.map((answer) => answer.status)).to.deep.equal(Array(50).fill(200));
+    expect(answers.filter((answer) => answer.body.data.duplicate === false).map((answer) => answer.body.data.accepted)).to.deep.equal([1]);
+    expect(await hourRequests()).to.equal(before + 7);
+    expect(await core.db.usageEvent.count({ where: { domain_id: domain.id } })).to.equal(storedBefore + 1);
+  });
+
   it('rejects malformed events one by one and keeps the valid ones of the batch', async () => {
     const before = await hourRequests();
     const answer = await ingest({

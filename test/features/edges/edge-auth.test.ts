@@ -60,6 +60,28 @@ describe('signed edge requests, register and heartbeat', () => {
     expect(await seq()).to.equal(joined + 2);
   });
 
+  it('keeps what a heartbeat does not report, and replaces what it reports, null included', async () => {
+    const full = { edge_id: 'edge-3', hostname: 'edge-3.cdn.example', public_ip: '203.0.113.30', https_port: 8443, region: 'eu-west', country: 'FR', version: '0.2.0', config_version: 4, config_checksum: 'sha256:abc', config_error: 'version 5 refused', labels: ['canary'], version_counters: [{ version: 4, requests: 9, status_5xx: 0, origin_errors: 0 }] };
+    const first = await edgeCall('/api/v1/edge/heartbeat', full, { edgeId: 'edge-3' });
+    expect(first.status).to.equal(200);
+    expect(first.body.data).to.include({ edge_id: 'edge-3', in_pool: true, consecutive_failures: 0, heartbeat_age_seconds: 0 });
+    expect(first.body.data).to.deep.include({ labels: ['canary'], version_counters: full.version_counters });
+    await core.db.edgeNode.update({ where: { edge_id: 'edge-3' }, data: { consecutive_failures: 2 } });
+    const bare = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-3' }, { edgeId: 'edge-3' });
+    expect(bare.body.data).to.include({ hostname: 'edge-3.cdn.example', public_ip: '203.0.113.30', https_port: 8443, region: 'eu-west', country: 'FR', version: '0.2.0', config_version: 4, config_checksum: 'sha256:abc', config_error: 'version 5 refused', consecutive_failures: 0 });
+    expect(bare.body.data, 'labels and counters are what the last heartbeat said').to.deep.include({ labels: [], version_counters: [] });
+    const cleared = await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-3', config_version: null, config_checksum: null, config_error: null, healthy: false }, { edgeId: 'edge-3' });
+    expect(cleared.body.data).to.include({ config_version: null, config_checksum: null, config_error: null, health_status: 'unhealthy', in_pool: false, hostname: 'edge-3.cdn.example' });
+    const stored = await core.db.edgeNode.findUniqueOrThrow({ where: { edge_id: 'edge-3' } });
+    expect(stored.updated_at.getTime()).to.equal(stored.last_heartbeat_at!.getTime());
+  });
+
+  it('answers 50 heartbeats of one new edge sent at once, and keeps one row for it', async () => {
+    const answers = await Promise.all(Array.from({ length: 50 }, () => edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-4', public_ip: '203.0.113.40' }, { edgeId: 'edge-4' })));
+    expect(answers.map((answer) => answer.status)).to.deep.equal(Array(50).fill(200));
+    expect(await core.db.edgeNode.count({ where: { edge_id: 'edge-4' } })).to.equal(1);
+  });
+
   it('publishes the anycast addresses instead of edge addresses where configured', async () => {
     await edgeCall('/api/v1/edge/heartbeat', { edge_id: 'edge-1' });
     await core.put('/api/v1/admin/edge-network/anycast', { anycast_ipv4: '198.51.100.1' });
