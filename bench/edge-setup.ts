@@ -114,6 +114,33 @@ export async function cpuSeconds(pids: number[]): Promise<number> {
   return ticks / 100;
 }
 
+// The machine's busy and total CPU ticks so far (/proc/stat's first line); steal is neither (another guest's time).
+async function machineTicks(): Promise<{ busy: number; total: number }> {
+  const [user, nice, system, idle, iowait, irq, softirq] = (await readFile('/proc/stat', 'utf8')).split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const busy = user + nice + system + irq + softirq;
+  return { busy, total: busy + idle + iowait };
+}
+
+/**
+ * Waits until the machine has been quiet (under `share` of its CPUs busy, steal aside) for `seconds` seconds
+ * in a row, or `maxSeconds` have passed; answers the seconds waited. Start-up work of the processes under
+ * test (a core's memory reducer after a publish, PostgreSQL's autovacuum after bulk inserts) then stays out
+ * of a latency measurement.
+ */
+export async function waitForQuiet(share = 0.1, seconds = 3, maxSeconds = 60): Promise<number> {
+  const started = Date.now();
+  let quiet = 0;
+  let last = await machineTicks();
+  while (quiet < seconds && Date.now() - started < maxSeconds * 1000) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = await machineTicks();
+    const busy = (now.busy - last.busy) / Math.max(1, now.total - last.total);
+    quiet = busy < share ? quiet + 1 : 0;
+    last = now;
+  }
+  return (Date.now() - started) / 1000;
+}
+
 export async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;

@@ -2,7 +2,8 @@
 // proxy_cache) in front of the same origin, driven by wrk (apt-get install wrk nginx-light) in one run.
 // The core (own process, fresh database) publishes 1,000 domains; the tested one carries 50 rules.
 // Prints req/s and p99 for a cache HIT and for a MISS (plain proxy) on both and their ratios, the
-// latency a MISS adds over asking the origin directly (at saturation, and at a paced load below it: interleaved rounds, medians),
+// latency a MISS adds over asking the origin directly (at saturation, and at a paced load below it: interleaved rounds once
+// the machine is quiet, medians, with the core's CPU during each run),
 // the RSS of each edge worker holding 10,000 cached objects, and the failed requests while 20
 // snapshots are activated under load. The same run measures bare node:http (bench/bare-node.mjs:
 // a Map server and a keep-alive proxy, 2 workers each, none of the edge's work): the ceiling of a
@@ -37,7 +38,7 @@ import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCoreProcess } from './core-process.js';
-import { childPids, cpuSeconds, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startBareNode, startOrigin, waitFor } from './edge-setup.js';
+import { childPids, cpuSeconds, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startBareNode, startOrigin, waitFor, waitForQuiet } from './edge-setup.js';
 import { paced, saturate, type PacedResult, type WrkResult } from './edge-load.js';
 import { haveCallgrind, measureInstructions, spawnUnderCallgrind, type Instructions } from './instructions.js';
 import { requireWrk } from './wrk.js';
@@ -130,8 +131,8 @@ async function addRules(base: string, domainId: string): Promise<void> {
 }
 
 const line = (label: string, result: WrkResult) => `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p99 ${result.p99Ms.toFixed(2).padStart(6)} ms   failed ${result.failed}`;
-const pacedLine = (label: string, result: PacedResult, direct: PacedResult) =>
-  `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2)} ms   p99 ${result.p99Ms.toFixed(2).padStart(5)} ms (adds ${(result.p99Ms - direct.p99Ms).toFixed(2)})   failed ${result.failed}`;
+const pacedLine = (label: string, result: PacedResult & { coreMsPerSecond: number }, direct: PacedResult) =>
+  `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2)} ms   p99 ${result.p99Ms.toFixed(2).padStart(5)} ms (adds ${(result.p99Ms - direct.p99Ms).toFixed(2)})   failed ${result.failed}   core CPU ${result.coreMsPerSecond.toFixed(0)} ms/s`;
 const ratio = (of: WrkResult, to: WrkResult) => `${(of.rps / to.rps).toFixed(2)}x`;
 
 /** A server under test: its name, port and processes now (a primary and the children whose command line holds `command`). */
@@ -214,7 +215,12 @@ try {
     console.log(`${title}: CPU per request, medians of ${ROUNDS}: ${servers.map((server, index) => `${server.label} ${median(all.map((results) => results[index].cpuUsPerRequest)).toFixed(1)} µs`).join(', ')}; ratios ${ratios.join(', ')}`);
     return all;
   };
-  const pacedMiss = (port: number) => paced(`http://127.0.0.1:${port}/miss/1`, HOST, SECONDS, PACED_CONNECTIONS, PACED_PAUSE_MS);
+  // A paced MISS run, with the CPU the core (on the same CPUs, ingesting what an edge ships) used meanwhile.
+  const pacedMiss = async (port: number) => {
+    const before = await cpuSeconds([core.child.pid!]);
+    const result = await paced(`http://127.0.0.1:${port}/miss/1`, HOST, SECONDS, PACED_CONNECTIONS, PACED_PAUSE_MS);
+    return { ...result, coreMsPerSecond: (((await cpuSeconds([core.child.pid!])) - before) * 1000) / SECONDS };
+  };
   const maxBytes = String(64 * 1024 * 1024);
   const core = await startCoreProcess(url, { CDN_BOOTSTRAP_EDGE_TOKEN: TOKEN, CDN_PUBLISH_ENABLED: 'false', CDN_EDGE_CONFIG_MAX_BYTES: maxBytes });
   children.push(core.child);
@@ -345,10 +351,12 @@ try {
     const servers: [string, number][] = [['nginx plain proxy', nginxPort], ['bare node:http proxy', bareProxyPort], ['bare undici proxy', undiciProxyPort], ['edge', edgePort]];
     // Warmed by a short saturation first: without it the first round would time V8 compiling the MISS path.
     for (const [, port] of servers) await wrk(port, '/miss/1', 2);
+    // Then the machine quiet: what set-up and the saturation runs left running (a core's memory reducer, PostgreSQL's autovacuum) is no server's latency.
+    console.log(`paced rounds: waited ${(await waitForQuiet()).toFixed(0)} s for the machine to be quiet (under 10% busy for 3 s, at most 60 s)`);
     const added: number[][] = servers.map(() => []);
     for (let round = 1; round <= ROUNDS; round++) {
       const direct = await pacedMiss(originPort);
-      const results: PacedResult[] = new Array(servers.length);
+      const results: (PacedResult & { coreMsPerSecond: number })[] = new Array(servers.length);
       const order = servers.map((_, index) => index);
       if (round % 2 === 0) order.reverse();
       for (const index of order) results[index] = await pacedMiss(servers[index][1]);
