@@ -131,7 +131,9 @@ async function addRules(base: string, domainId: string): Promise<void> {
 }
 
 const line = (label: string, result: WrkResult) => `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p99 ${result.p99Ms.toFixed(2).padStart(6)} ms   failed ${result.failed}`;
-const pacedLine = (label: string, result: PacedResult & { coreMsPerSecond: number }, direct: PacedResult) =>
+/** A paced run and the CPU the core used meanwhile. */
+type PacedRun = PacedResult & { coreMsPerSecond: number };
+const pacedLine = (label: string, result: PacedRun, direct: PacedResult) =>
   `${label.padEnd(38)} ${Math.round(result.rps).toLocaleString('en').padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2)} ms   p99 ${result.p99Ms.toFixed(2).padStart(5)} ms (adds ${(result.p99Ms - direct.p99Ms).toFixed(2)})   failed ${result.failed}   core CPU ${result.coreMsPerSecond.toFixed(0)} ms/s`;
 const ratio = (of: WrkResult, to: WrkResult) => `${(of.rps / to.rps).toFixed(2)}x`;
 
@@ -216,7 +218,7 @@ try {
     return all;
   };
   // A paced MISS run, with the CPU the core (on the same CPUs, ingesting what an edge ships) used meanwhile.
-  const pacedMiss = async (port: number) => {
+  const pacedMiss = async (port: number): Promise<PacedRun> => {
     const before = await cpuSeconds([core.child.pid!]);
     const result = await paced(`http://127.0.0.1:${port}/miss/1`, HOST, SECONDS, PACED_CONNECTIONS, PACED_PAUSE_MS);
     return { ...result, coreMsPerSecond: (((await cpuSeconds([core.child.pid!])) - before) * 1000) / SECONDS };
@@ -356,7 +358,7 @@ try {
     const added: number[][] = servers.map(() => []);
     for (let round = 1; round <= ROUNDS; round++) {
       const direct = await pacedMiss(originPort);
-      const results: (PacedResult & { coreMsPerSecond: number })[] = new Array(servers.length);
+      const results: PacedRun[] = new Array(servers.length);
       const order = servers.map((_, index) => index);
       if (round % 2 === 0) order.reverse();
       for (const index of order) results[index] = await pacedMiss(servers[index][1]);
