@@ -42,6 +42,7 @@ import { childPids, cpuSeconds, DOMAINS, edgeVersion, get as getHost, loadDomain
 import { paced, saturate, type PacedResult, type WrkResult } from './edge-load.js';
 import { haveCallgrind, measureInstructions, spawnUnderCallgrind, type Instructions } from './instructions.js';
 import { requireWrk } from './wrk.js';
+import { median } from './median.js';
 import { freePort } from '../test/support/cluster.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
 
@@ -161,7 +162,6 @@ function cpuBetween(before: Map<number, number>, after: Map<number, number>): nu
   return used;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 const measuredLine = (label: string, result: Measured) => `${line(label, result)}   CPU ${result.cpuUsPerRequest.toFixed(1).padStart(6)} µs/request`;
 
 requireWrk();

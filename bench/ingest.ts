@@ -11,6 +11,7 @@
 // busy edge's are once aggregated, sent one after another; medians of three rounds.
 import { startCoreProcess } from './core-process.js';
 import { cpuSeconds } from './edge-setup.js';
+import { median } from './median.js';
 import { pollWithWrk, requireWrk, type PollResult } from './wrk.js';
 import { signedHeaders } from '../src/shared/signing.js';
 import { createTestDatabase, dropTestDatabase, stopSharedServer } from '../test/support/database.js';
@@ -33,8 +34,6 @@ async function signed(base: string, method: string, path: string, body?: string)
   if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
   return response.json() as Promise<any>;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 /**
  * The core's CPU per request of what one edge sends each second, medians of three interleaved rounds,

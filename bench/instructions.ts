@@ -13,6 +13,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { childPids, waitFor } from './edge-setup.js';
+import { median } from './median.js';
 
 const WARM_UP_REQUESTS = 5000;
 const CONNECTIONS = 8;
@@ -64,8 +65,6 @@ async function lastDumpTotal(dir: string, pid: number): Promise<number> {
   if (!total) throw new Error(`no instruction total in ${dumps[dumps.length - 1]}`);
   return Number(total[1]);
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 export type Instructions = { perRequest: number; windows: number[] };
 

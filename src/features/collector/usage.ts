@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { ValidateFunction } from 'ajv';
-import type pg from 'pg';
+import type { Sql } from '../../db/sql.js';
 import { CACHED_STATUSES } from '../../shared/cache-status.js';
 import { storedClientIp, type ClientIpPolicy } from './client-ip.js';
 import { apexCandidates, domainOfHosts } from './domain-lookup.js';
@@ -9,7 +9,6 @@ import { checkItems, type Rejection } from './item-checks.js';
 /** `count`: the requests the event stands for (1 when absent), `bytes` their sum. */
 export type UsageEvent = { domain: string; path: string; status: number; bytes: number; count?: number; cache_status: string; timestamp: number; client_country?: string | null; client_ip?: string | null };
 type Stored = UsageEvent & { domain_id: string | null };
-type Queryable = Pick<pg.ClientBase, 'query'>;
 
 const BUCKETS = [
   ['minute', 60],
@@ -50,7 +49,7 @@ const COUNT_KEYED_BATCH = COUNT_BATCH(`INSERT INTO ingest_keys (stream, key, edg
 const COUNT_UNKEYED_BATCH = COUNT_BATCH('SELECT 1');
 
 /** The domain id of each host, read with one query. */
-async function domainIds(db: Queryable, hosts: string[]): Promise<Map<string, string | null>> {
+async function domainIds(db: Sql, hosts: string[]): Promise<Map<string, string | null>> {
   const known = await db.query<{ id: string; domain: string }>('SELECT id, domain FROM domains WHERE domain = ANY($1::text[])', [apexCandidates(hosts)]);
   return domainOfHosts(hosts, known.rows);
 }
@@ -107,7 +106,7 @@ function eventColumns(events: Stored[], clientIp: ClientIpPolicy): unknown[][] {
  * idempotency key was seen before is not counted again; client IPs are stored as a keyed hash
  * unless the policy keeps full IPs (client-ip.ts); minute/hour/day aggregates move with the events.
  */
-export async function ingestUsage(db: Queryable, batch: { idempotency_key?: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; clientIp: ClientIpPolicy; maxSkewSeconds: number; retentionDays: number; now?: Date }) {
+export async function ingestUsage(db: Sql, batch: { idempotency_key?: string; events: unknown[] }, edgeId: string, options: { validate: ValidateFunction; clientIp: ClientIpPolicy; maxSkewSeconds: number; retentionDays: number; now?: Date }) {
   const { valid, rejected } = checkItems<UsageEvent>(batch.events, {
     validate: options.validate,
     what: 'event',

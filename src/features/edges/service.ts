@@ -60,20 +60,23 @@ export async function registerEdge(db: Db, report: EdgeReport, edgeId: string, t
 // $7..$12 the register fields (null when not reported: the row keeps what it had), $13..$15 the config
 // version, checksum and refusal, each stored only when its flag ($16..$18) says it was reported.
 const RECORD_HEARTBEAT = `
-  WITH before AS MATERIALIZED (SELECT enabled, health_status, last_heartbeat_at, public_ip, config_version FROM edge_nodes WHERE edge_id = $1)
-  INSERT INTO edge_nodes AS node (edge_id, registered_at, last_heartbeat_at, updated_at, token_id, health_status, labels, version_counters,
-    hostname, public_ip, https_port, region, country, version, config_version, config_checksum, config_error)
-  VALUES ($1, $2, $2, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-  ON CONFLICT (edge_id) DO UPDATE SET
-    last_heartbeat_at = $2, updated_at = $2, token_id = $3, health_status = $4, labels = $5, version_counters = $6, consecutive_failures = 0,
-    hostname = COALESCE($7, node.hostname), public_ip = COALESCE($8, node.public_ip), https_port = COALESCE($9, node.https_port),
-    region = COALESCE($10, node.region), country = COALESCE($11, node.country), version = COALESCE($12, node.version),
-    config_version = CASE WHEN $16 THEN $13 ELSE node.config_version END,
-    config_checksum = CASE WHEN $17 THEN $14 ELSE node.config_checksum END,
-    config_error = CASE WHEN $18 THEN $15 ELSE node.config_error END
-  RETURNING node.*, (SELECT enabled FROM before) AS before_enabled, (SELECT health_status FROM before) AS before_health_status,
-    (SELECT last_heartbeat_at FROM before) AS before_last_heartbeat_at, (SELECT public_ip FROM before) AS before_public_ip,
-    (SELECT config_version FROM before) AS before_config_version, EXISTS (SELECT 1 FROM before) AS existed`;
+  WITH before AS MATERIALIZED (SELECT enabled, health_status, last_heartbeat_at, public_ip, config_version FROM edge_nodes WHERE edge_id = $1),
+  saved AS (
+    INSERT INTO edge_nodes AS node (edge_id, registered_at, last_heartbeat_at, updated_at, token_id, health_status, labels, version_counters,
+      hostname, public_ip, https_port, region, country, version, config_version, config_checksum, config_error)
+    VALUES ($1, $2, $2, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+    ON CONFLICT (edge_id) DO UPDATE SET
+      last_heartbeat_at = $2, updated_at = $2, token_id = $3, health_status = $4, labels = $5, version_counters = $6, consecutive_failures = 0,
+      hostname = COALESCE($7, node.hostname), public_ip = COALESCE($8, node.public_ip), https_port = COALESCE($9, node.https_port),
+      region = COALESCE($10, node.region), country = COALESCE($11, node.country), version = COALESCE($12, node.version),
+      config_version = CASE WHEN $16 THEN $13 ELSE node.config_version END,
+      config_checksum = CASE WHEN $17 THEN $14 ELSE node.config_checksum END,
+      config_error = CASE WHEN $18 THEN $15 ELSE node.config_error END
+    RETURNING node.*
+  )
+  SELECT saved.*, before.enabled IS NOT NULL AS existed, before.enabled AS before_enabled, before.health_status AS before_health_status,
+    before.last_heartbeat_at AS before_last_heartbeat_at, before.public_ip AS before_public_ip, before.config_version AS before_config_version
+  FROM saved LEFT JOIN before ON true`;
 
 type HeartbeatRow = NodeRow & { before_enabled: boolean; before_health_status: string; before_last_heartbeat_at: Date | null; before_public_ip: string | null; before_config_version: number | null; existed: boolean };
 
