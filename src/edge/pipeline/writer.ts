@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import type { Readable } from 'node:stream';
 import type { RequestContext } from './context.js';
+import { storeSerialisedHead } from './serialised-head.js';
 
 /**
- * Writes `ctx.response` to the client: a buffer in one `end`, a stream piped with
+ * Writes `ctx.response` to the client: a buffer in one `end` (its head serialised by the edge where
+ * it can be: serialised-head.ts), a stream piped with
  * backpressure (an origin error mid-body cuts the client connection, so a
  * truncated body is never mistaken for a whole one). Counts body bytes sent and
  * calls `done` once the client connection is done with the response. A client
@@ -19,7 +21,8 @@ export function writeResponse(ctx: RequestContext, logger: Logger, done: (ctx: R
     return done(ctx);
   }
   const headOnly = ctx.method === 'HEAD' || response.status === 204 || response.status === 304;
-  res.writeHead(response.status, response.headers);
+  const whole = Buffer.isBuffer(body) && !headOnly;
+  if (!whole || !storeSerialisedHead(res, response.status, response.headers, ctx.headers.expect !== undefined)) res.writeHead(response.status, response.headers);
   if (body === null || headOnly) {
     if (body && !Buffer.isBuffer(body)) body.resume();
     res.end();

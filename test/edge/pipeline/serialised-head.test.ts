@@ -1,0 +1,201 @@
+import { expect } from 'chai';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import net from 'node:net';
+import { storeSerialisedHead } from '../../../src/edge/pipeline/serialised-head.js';
+import type { ResponseHeaders } from '../../../src/edge/pipeline/response.js';
+
+const BODY = Buffer.from('hello, cached world');
+const DATE = 'Thu, 26 Nov 2026 10:00:00 GMT';
+const CACHED: ResponseHeaders = {
+  'content-type': 'text/plain; charset=utf-8',
+  'content-length': String(BODY.length),
+  date: DATE,
+  etag: '"v1"',
+  'cache-control': 'public,\tmax-age=60',
+  age: '3',
+  'x-cache': 'HIT',
+  'accept-ranges': 'bytes',
+  'x-latin': 'caf\u00e9',
+  'x-empty': '',
+  'x-request-id': '0123456789abcdef',
+};
+
+type Answer = { status: number; headers: ResponseHeaders };
+type Mode = 'edge' | 'node';
+type ServerSettings = Partial<Pick<http.Server, 'keepAliveTimeout' | 'maxRequestsPerSocket'>>;
+
+// A server answering each request with `answer`, its head stored by the edge (mode 'edge', falling
+// back to writeHead when that declines, as the writer does) or by Node's writeHead ('node'). The
+// last request of an exchange asks to close and is answered by Node in both modes.
+async function serverFor(settings: ServerSettings, answer: Answer, stored: boolean[]): Promise<{ exchange: (mode: Mode, requests: string) => Promise<string>; close: () => Promise<void> }> {
+  let mode: Mode = 'node';
+  const server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/close') return void res.writeHead(200, { date: DATE, 'content-length': '2' }).end('ok');
+    if (mode === 'node' || !record(storeSerialisedHead(res, answer.status, answer.headers, req.headers.expect !== undefined))) res.writeHead(answer.status, answer.headers);
+    res.end(BODY);
+  });
+  Object.assign(server, settings);
+  const record = (taken: boolean): boolean => (stored.push(taken), taken);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  const exchange = (chosen: Mode, requests: string): Promise<string> => {
+    mode = chosen;
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(`${requests}GET /close HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`, 'latin1'));
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.on('error', reject);
+    });
+  };
+  return { exchange, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+// The bytes of one exchange with the head stored by the edge and by writeHead, and whether the edge stored each.
+async function bothWays(requests: string, answer: Answer, settings: ServerSettings = {}): Promise<{ edge: string; node: string; stored: boolean[] }> {
+  const stored: boolean[] = [];
+  const server = await serverFor(settings, answer, stored);
+  try {
+    return { edge: await server.exchange('edge', requests), node: await server.exchange('node', requests), stored };
+  } finally {
+    await server.close();
+  }
+}
+
+const GET = 'GET /object HTTP/1.1\r\nHost: a\r\n\r\n';
+
+// A response not yet written, for the cases the edge declines: a request of `raw` to a server that stores nothing.
+async function freshResponse(raw: string, check: (res: ServerResponse) => void): Promise<void> {
+  let failure: unknown;
+  const server = http.createServer((_req, res) => {
+    try {
+      check(res);
+    } catch (error) {
+      failure = error;
+    }
+    if (!res.headersSent) res.writeHead(200, { date: DATE, 'content-length': '0' });
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1', () => socket.write(raw, 'latin1'));
+    socket.on('data', () => socket.end());
+    socket.on('close', () => resolve());
+    socket.on('error', reject);
+  });
+  await new Promise((resolve) => server.close(resolve));
+  if (failure) throw failure;
+}
+
+describe('the response head of a whole body, serialised by the edge (pipeline/serialised-head.ts)', () => {
+  it('puts the same bytes on the wire as writeHead for a cached answer on a keep-alive connection', async () => {
+    const { edge, node, stored } = await bothWays(GET, { status: 200, headers: CACHED });
+    expect(stored).to.deep.equal([true]);
+    expect(edge).to.equal(node);
+    expect(edge).to.match(/^HTTP\/1\.1 200 OK\r\ncontent-type: text\/plain; charset=utf-8\r\n/);
+    expect(edge).to.include('\r\nx-latin: caf\u00e9\r\nx-empty: \r\nx-request-id: 0123456789abcdef\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\nhello, cached world');
+  });
+
+  it('does so for names that only begin like the ones Node handles on its own', async () => {
+    const { edge, node, stored } = await bothWays(GET, { status: 200, headers: { ...CACHED, 'connection-id': '7', 'expected-by': 'x', 'trailers-x': 'y', dates: 'z' } });
+    expect(stored).to.deep.equal([true]);
+    expect(edge).to.equal(node);
+  });
+
+  it('does so for other statuses with a body, a reason Node does not know included', async () => {
+    for (const status of [201, 206, 404, 299, 503]) {
+      const { edge, node, stored } = await bothWays(GET, { status, headers: CACHED });
+      expect(stored, String(status)).to.deep.equal([true]);
+      expect(edge, String(status)).to.equal(node);
+    }
+    expect((await bothWays(GET, { status: 299, headers: CACHED })).edge).to.match(/^HTTP\/1\.1 299 unknown\r\n/);
+  });
+
+  it('does so for pipelined requests, answered in order', async () => {
+    const { edge, node, stored } = await bothWays(GET + GET + GET, { status: 200, headers: CACHED });
+    expect(stored).to.deep.equal([true, true, true]);
+    expect(edge).to.equal(node);
+    expect(edge.split('hello, cached world')).to.have.length(4);
+  });
+
+  it('does so for an HTTP/1.0 client that asked to keep the connection', async () => {
+    const { edge, node, stored } = await bothWays('GET /object HTTP/1.0\r\nHost: a\r\nConnection: keep-alive\r\n\r\n', { status: 200, headers: CACHED });
+    expect(stored).to.deep.equal([true]);
+    expect(edge).to.equal(node);
+  });
+
+  it('follows the server\'s keep-alive timeout and request limit, and leaves the last request of the limit to Node', async () => {
+    const limited = await bothWays(GET + GET, { status: 200, headers: CACHED }, { keepAliveTimeout: 65000, maxRequestsPerSocket: 3 });
+    expect(limited.stored).to.deep.equal([true, true]);
+    expect(limited.edge).to.equal(limited.node);
+    expect(limited.edge).to.include('Keep-Alive: timeout=65, max=3\r\n');
+    // The third request reaches the limit: Node closes the connection after it (the fourth is refused).
+    const atLimit = await bothWays(GET + GET + GET, { status: 200, headers: CACHED }, { keepAliveTimeout: 65000, maxRequestsPerSocket: 3 });
+    expect(atLimit.stored).to.deep.equal([true, true, false]);
+    expect(atLimit.edge).to.equal(atLimit.node);
+    const noTimeout = await bothWays(GET, { status: 200, headers: CACHED }, { keepAliveTimeout: 0 });
+    expect(noTimeout.stored).to.deep.equal([true]);
+    expect(noTimeout.edge).to.equal(noTimeout.node);
+    expect(noTimeout.edge).to.include('Connection: keep-alive\r\n\r\n');
+  });
+
+  it('leaves to writeHead a connection that closes after the response, and a request with Expect', async () => {
+    for (const raw of ['GET /object HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n', 'GET /object HTTP/1.0\r\nHost: a\r\n\r\n']) {
+      await freshResponse(raw, (res) => {
+        expect(storeSerialisedHead(res, 200, CACHED, false), raw).to.equal(false);
+        expect(res.headersSent).to.equal(false);
+      });
+    }
+    await freshResponse(GET, (res) => {
+      expect(storeSerialisedHead(res, 200, CACHED, true)).to.equal(false);
+      expect(res.headersSent).to.equal(false);
+    });
+  });
+
+  it('leaves to writeHead a status without a body, a reason of the edge\'s own, and a head already stored', async () => {
+    await freshResponse(GET, (res) => {
+      for (const status of [101, 204, 304]) expect(storeSerialisedHead(res, status, CACHED, false), String(status)).to.equal(false);
+      res.statusMessage = 'Fine';
+      expect(storeSerialisedHead(res, 200, CACHED, false)).to.equal(false);
+      res.statusMessage = '';
+      expect(res.headersSent).to.equal(false);
+      expect(storeSerialisedHead(res, 299, CACHED, false)).to.equal(true);
+      expect([res.statusCode, res.statusMessage, res.headersSent]).to.deep.equal([299, 'unknown', true]);
+      expect(storeSerialisedHead(res, 200, CACHED, false)).to.equal(false);
+    });
+  });
+
+  it('leaves to writeHead any field Node would refuse, or handle on its own, and a head without Date or Content-Length', async () => {
+    const refused: ResponseHeaders[] = [
+      { 'x-split': 'a\r\nset-cookie: evil=1' },
+      { 'x-lf': 'a\nb' },
+      { 'x-cr': 'a\rb' },
+      { 'x-nul': 'a\u0000b' },
+      { 'x-del': 'a\u007fb' },
+      { 'x-wide': '\u010a' },
+      { 'bad name': 'x' },
+      { 'x-colon:': 'x' },
+      { '': 'x' },
+      { 'X-Upper': 'x' },
+      { 'set-cookie': ['a=1', 'b=2'] },
+      { connection: 'close' },
+      { 'transfer-encoding': 'chunked' },
+      { trailer: 'x-sum' },
+      { expect: '100-continue' },
+      { 'keep-alive': 'timeout=1' },
+      { 'content-disposition': 'attachment; filename="caf\u00e9.txt"' },
+    ];
+    await freshResponse(GET, (res) => {
+      for (const extra of refused) {
+        expect(storeSerialisedHead(res, 200, { ...CACHED, ...extra }, false), JSON.stringify(extra)).to.equal(false);
+      }
+      const { date: _date, ...withoutDate } = CACHED;
+      const { 'content-length': _length, ...withoutLength } = CACHED;
+      expect(storeSerialisedHead(res, 200, withoutDate, false)).to.equal(false);
+      expect(storeSerialisedHead(res, 200, withoutLength, false)).to.equal(false);
+      const many = Object.fromEntries(Array.from({ length: 63 }, (_, index) => [`x-field-${index}`, 'v']));
+      expect(storeSerialisedHead(res, 200, { ...CACHED, ...many }, false), 'more than 64 fields').to.equal(false);
+      expect(res.headersSent).to.equal(false);
+    });
+  });
+});
