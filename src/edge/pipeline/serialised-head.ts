@@ -21,20 +21,33 @@ type ResponseInternals = ServerResponse & {
   maxRequestsOnConnectionReached: boolean;
 };
 
-// A field line as Node's writer would write it unchanged: a lower-case token for a name, none of the
-// names it treats specially (its connection, framing and trailer handling, its latin1 recoding of
-// Content-Disposition), and a value of the characters it accepts (tab, visible ASCII, space, latin1):
-// never CR or LF, so a line ends only where the edge ended it, and NUL never.
-const PLAIN_FIELD_LINE = /(?!(?:connection|content-disposition|expect|keep-alive|trailer|transfer-encoding):)[!#$%&'*+\-.^_`|~0-9a-z]+: [\t\x20-\x7e\x80-\xff]*\r\n/.source;
+// A name Node's writer would write unchanged: a lower-case token, none of the names it treats
+// specially (its connection, framing and trailer handling, its latin1 recoding of Content-Disposition).
+const PLAIN_NAME = /^(?!(?:connection|content-disposition|expect|keep-alive|trailer|transfer-encoding)$)[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+/** How many plain names are remembered; past it, a name not remembered is checked each time. */
+const MOST_NAMES_REMEMBERED = 1024;
+// The same few dozen names come back on every response: a lookup costs less than the pattern.
+const plainNames = new Set<string>();
+
+function isPlainName(name: string): boolean {
+  if (plainNames.has(name)) return true;
+  if (!PLAIN_NAME.test(name)) return false;
+  if (plainNames.size < MOST_NAMES_REMEMBERED) plainNames.add(name);
+  return true;
+}
+
+// A field line of a plain name and a value of the characters Node's writer accepts (tab, visible
+// ASCII, space, latin1): never CR or LF, so a line ends only where the edge ended it, and NUL never.
+const FIELD_LINE = /[!#$%&'*+\-.^_`|~0-9a-z]+: [\t\x20-\x7e\x80-\xff]*\r\n/.source;
 /** Heads with more fields are left to writeHead. */
 const MOST_FIELDS = 64;
-// Exactly n such lines from where it is told to start, by n: the n lines of n fields must end where
-// the fields end, which they cannot where a value holds CR LF (one more line).
+// Exactly n such lines from where it is told to start, by n: the n lines of n fields (their names
+// plain, so each line's name ends at its first colon) must end where the fields end, which they
+// cannot where a value holds CR LF (one more line).
 const linesPatterns: RegExp[] = [];
 
-function plainFieldLines(count: number): RegExp | undefined {
-  if (count > MOST_FIELDS) return undefined;
-  return (linesPatterns[count] ??= new RegExp(`(?:${PLAIN_FIELD_LINE}){${count}}`, 'y'));
+function fieldLines(count: number): RegExp {
+  return (linesPatterns[count] ??= new RegExp(`(?:${FIELD_LINE}){${count}}`, 'y'));
 }
 
 const statusLines: (string | undefined)[] = new Array(1000);
@@ -50,26 +63,30 @@ function statusLine(status: number): string {
 
 /**
  * Stores the head of a response with `status` and `headers` and a body on `res`, as writeHead would,
- * for a keep-alive connection whose head needs none of Node's special handling: a status with a body
- * and its standard reason, every value a string, Content-Length and Date among the fields, no field
- * outside PLAIN_FIELD_LINE, at most MOST_FIELDS fields, no Expect on the request. Answers false,
- * having changed nothing, in every other case: the caller uses writeHead.
+ * for a keep-alive connection whose head needs none of Node's special handling: a whole-number status
+ * with a body and its standard reason, plain names (PLAIN_NAME) and string values in FIELD_LINE,
+ * Content-Length and Date among them, at most MOST_FIELDS fields, no Expect on the request. The
+ * fields are the object's own enumerable ones, as writeHead takes them. Answers false, having
+ * changed nothing, in every other case: the caller uses writeHead.
  */
 export function storeSerialisedHead(res: ServerResponse, status: number, headers: ResponseHeaders, requestExpects: boolean): boolean {
   const node = res as ResponseInternals;
   if (!node.shouldKeepAlive || node.maxRequestsOnConnectionReached || requestExpects || node._header || node.statusMessage) return false;
-  if (status < 200 || status > 999 || status === 204 || status === 304) return false;
-  if (headers['content-length'] === undefined || headers.date === undefined) return false;
+  if ((status | 0) !== status || status < 200 || status > 999 || status === 204 || status === 304) return false;
+  const names = Object.keys(headers);
+  if (names.length > MOST_FIELDS) return false;
   let fields = '';
-  let count = 0;
-  for (const name in headers) {
+  let hasLength = false;
+  let hasDate = false;
+  for (const name of names) {
     const value = headers[name];
-    if (typeof value !== 'string') return false;
+    if (typeof value !== 'string' || !isPlainName(name)) return false;
+    if (name === 'content-length') hasLength = true;
+    else if (name === 'date') hasDate = true;
     fields += name + ': ' + value + '\r\n';
-    count++;
   }
-  const pattern = plainFieldLines(count);
-  if (pattern === undefined) return false;
+  if (!hasLength || !hasDate) return false;
+  const pattern = fieldLines(names.length);
   const line = statusLine(status);
   // Checked in the whole head, which the socket write then takes as it is (one copy of it made flat, not two).
   const head = line + fields + keepAliveLines(node) + '\r\n';
@@ -81,14 +98,14 @@ export function storeSerialisedHead(res: ServerResponse, status: number, headers
   return true;
 }
 
-let keepAliveTimeoutMs = -1;
+let keepAliveTimeoutMs: number | undefined;
 let maxRequests: number | null | undefined;
-let keepAlive = '';
+let keepAlive: string | undefined;
 
 // What writeHead adds on a keep-alive connection, for the server's keep-alive timeout and request limit (remembered: one server's).
 function keepAliveLines(res: ResponseInternals): string {
   if (!res._defaultKeepAlive || !res._keepAliveTimeout) return 'Connection: keep-alive\r\n';
-  if (res._keepAliveTimeout !== keepAliveTimeoutMs || res._maxRequestsPerSocket !== maxRequests) {
+  if (keepAlive === undefined || res._keepAliveTimeout !== keepAliveTimeoutMs || res._maxRequestsPerSocket !== maxRequests) {
     keepAliveTimeoutMs = res._keepAliveTimeout;
     maxRequests = res._maxRequestsPerSocket;
     const max = ~~(maxRequests ?? 0) > 0 ? `, max=${maxRequests}` : '';

@@ -27,11 +27,11 @@ type ServerSettings = Partial<Pick<http.Server, 'keepAliveTimeout' | 'maxRequest
 // A server answering each request with `answer`, its head stored by the edge (mode 'edge', falling
 // back to writeHead when that declines, as the writer does) or by Node's writeHead ('node'). The
 // last request of an exchange asks to close and is answered by Node in both modes.
-async function serverFor(settings: ServerSettings, answer: Answer, stored: boolean[]): Promise<{ exchange: (mode: Mode, requests: string) => Promise<string>; close: () => Promise<void> }> {
+async function serverFor(settings: ServerSettings, answer: Answer, stored: boolean[], store: typeof storeSerialisedHead): Promise<{ exchange: (mode: Mode, requests: string) => Promise<string>; close: () => Promise<void> }> {
   let mode: Mode = 'node';
   const server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/close') return void res.writeHead(200, { date: DATE, 'content-length': '2' }).end('ok');
-    if (mode === 'node' || !record(storeSerialisedHead(res, answer.status, answer.headers, req.headers.expect !== undefined))) res.writeHead(answer.status, answer.headers);
+    if (mode === 'node' || !record(store(res, answer.status, answer.headers, req.headers.expect !== undefined))) res.writeHead(answer.status, answer.headers);
     res.end(BODY);
   });
   Object.assign(server, settings);
@@ -52,9 +52,9 @@ async function serverFor(settings: ServerSettings, answer: Answer, stored: boole
 }
 
 // The bytes of one exchange with the head stored by the edge and by writeHead, and whether the edge stored each.
-async function bothWays(requests: string, answer: Answer, settings: ServerSettings = {}): Promise<{ edge: string; node: string; stored: boolean[] }> {
+async function bothWays(requests: string, answer: Answer, settings: ServerSettings = {}, store = storeSerialisedHead): Promise<{ edge: string; node: string; stored: boolean[] }> {
   const stored: boolean[] = [];
-  const server = await serverFor(settings, answer, stored);
+  const server = await serverFor(settings, answer, stored, store);
   try {
     return { edge: await server.exchange('edge', requests), node: await server.exchange('node', requests), stored };
   } finally {
@@ -139,6 +139,23 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
     expect(noTimeout.edge).to.include('Connection: keep-alive\r\n\r\n');
   });
 
+  it('takes the object\'s own enumerable fields, as writeHead does, and leaves out inherited ones', async () => {
+    const inheriting = Object.assign(Object.create({ 'x-inherited': 'p' }) as ResponseHeaders, CACHED);
+    const { edge, node, stored } = await bothWays(GET, { status: 200, headers: inheriting });
+    expect(stored).to.deep.equal([true]);
+    expect(edge).to.equal(node);
+    expect(edge).not.to.include('x-inherited');
+  });
+
+  it('writes the keep-alive lines of the first server it serves, whatever they are', async () => {
+    // A module of its own: the keep-alive lines are remembered from one call to the next.
+    const fresh = (await import(`../../../src/edge/pipeline/serialised-head.js?first-call=${Date.now()}`)) as { storeSerialisedHead: typeof storeSerialisedHead };
+    const { edge, node, stored } = await bothWays(GET, { status: 200, headers: CACHED }, { keepAliveTimeout: -1, maxRequestsPerSocket: undefined as unknown as number }, fresh.storeSerialisedHead);
+    expect(stored).to.deep.equal([true]);
+    expect(edge).to.equal(node);
+    expect(edge).to.include('Connection: keep-alive\r\nKeep-Alive: timeout=-1\r\n');
+  });
+
   it('leaves to writeHead a connection that closes after the response, and a request with Expect', async () => {
     for (const raw of ['GET /object HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n', 'GET /object HTTP/1.0\r\nHost: a\r\n\r\n']) {
       await freshResponse(raw, (res) => {
@@ -152,9 +169,9 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
     });
   });
 
-  it('leaves to writeHead a status without a body, a reason of the edge\'s own, and a head already stored', async () => {
+  it('leaves to writeHead a status without a body or not a whole number, a reason of the edge\'s own, and a head already stored', async () => {
     await freshResponse(GET, (res) => {
-      for (const status of [101, 204, 304]) expect(storeSerialisedHead(res, status, CACHED, false), String(status)).to.equal(false);
+      for (const status of [101, 204, 304, NaN, 200.5, '204' as unknown as number, '200' as unknown as number]) expect(storeSerialisedHead(res, status, CACHED, false), String(status)).to.equal(false);
       res.statusMessage = 'Fine';
       expect(storeSerialisedHead(res, 200, CACHED, false)).to.equal(false);
       res.statusMessage = '';
@@ -175,6 +192,8 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
       { 'x-wide': '\u010a' },
       { 'bad name': 'x' },
       { 'x-colon:': 'x' },
+      { 'x: set-cookie=1, content-length': '999' },
+      { 'a: ': 'v' },
       { '': 'x' },
       { 'X-Upper': 'x' },
       { 'set-cookie': ['a=1', 'b=2'] },
@@ -193,6 +212,9 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
       const { 'content-length': _length, ...withoutLength } = CACHED;
       expect(storeSerialisedHead(res, 200, withoutDate, false)).to.equal(false);
       expect(storeSerialisedHead(res, 200, withoutLength, false)).to.equal(false);
+      expect(storeSerialisedHead(res, 200, Object.assign(Object.create({ 'content-length': '19' }) as ResponseHeaders, withoutLength), false), 'inherited Content-Length').to.equal(false);
+      const hiddenLength = Object.defineProperty({ ...withoutLength }, 'content-length', { value: '19', enumerable: false });
+      expect(storeSerialisedHead(res, 200, hiddenLength, false), 'Content-Length not enumerable').to.equal(false);
       const many = Object.fromEntries(Array.from({ length: 63 }, (_, index) => [`x-field-${index}`, 'v']));
       expect(storeSerialisedHead(res, 200, { ...CACHED, ...many }, false), 'more than 64 fields').to.equal(false);
       expect(res.headersSent).to.equal(false);
