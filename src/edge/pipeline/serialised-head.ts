@@ -11,7 +11,7 @@ import type { ResponseHeaders } from './response.js';
  * What of Node's ServerResponse this reads and sets beyond its public API (Node 20): the stored head
  * (`_header`, which writeHead sets and the first body write sends) and the keep-alive settings writeHead
  * reads (set by the server for each request). The byte-for-byte test against writeHead checks them
- * on the runtime the tests run on.
+ * on the runtime the tests run on; where they are not there, nothing is stored (internalsAsExpected).
  */
 type ResponseInternals = ServerResponse & {
   _header: string | null;
@@ -71,7 +71,7 @@ function statusLine(status: number): string {
  */
 export function storeSerialisedHead(res: ServerResponse, status: number, headers: ResponseHeaders, requestExpects: boolean): boolean {
   const node = res as ResponseInternals;
-  if (!node.shouldKeepAlive || node.maxRequestsOnConnectionReached || requestExpects || node._header || node.statusMessage) return false;
+  if (!node.shouldKeepAlive || node.maxRequestsOnConnectionReached || requestExpects || node.statusMessage || !internalsAsExpected(node)) return false;
   if ((status | 0) !== status || status < 200 || status > 999 || status === 204 || status === 304) return false;
   const names = Object.keys(headers);
   if (names.length > MOST_FIELDS) return false;
@@ -96,6 +96,12 @@ export function storeSerialisedHead(res: ServerResponse, status: number, headers
   res.statusMessage = reasonOf(status);
   node._header = head;
   return true;
+}
+
+// Nothing stored yet, and the keep-alive settings of the Node this was written for: a Node that
+// renamed or dropped them gets writeHead rather than a response without a head.
+function internalsAsExpected(res: ResponseInternals): boolean {
+  return res._header === null && typeof res._keepAliveTimeout === 'number' && typeof res._defaultKeepAlive === 'boolean';
 }
 
 let keepAliveTimeoutMs: number | undefined;

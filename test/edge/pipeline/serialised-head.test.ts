@@ -182,6 +182,18 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
     });
   });
 
+  it('leaves to writeHead a response whose Node lacks the internals it stores and reads', async () => {
+    for (const [field, value] of [['_header', undefined], ['_keepAliveTimeout', undefined], ['_defaultKeepAlive', undefined]] as const) {
+      await freshResponse(GET, (res) => {
+        const saved = (res as unknown as Record<string, unknown>)[field];
+        (res as unknown as Record<string, unknown>)[field] = value;
+        expect(storeSerialisedHead(res, 200, CACHED, false), field).to.equal(false);
+        (res as unknown as Record<string, unknown>)[field] = saved;
+        expect(res.headersSent).to.equal(false);
+      });
+    }
+  });
+
   it('leaves to writeHead any field Node would refuse, or handle on its own, and a head without Date or Content-Length', async () => {
     const refused: ResponseHeaders[] = [
       { 'x-split': 'a\r\nset-cookie: evil=1' },
