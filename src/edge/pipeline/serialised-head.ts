@@ -1,14 +1,15 @@
 // The head of a response with a whole body, serialised by the edge in one string and handed to
 // Node's writer as writeHead would have left it. writeHead validates, serialises and matches each
-// field on its own (about 1,300 instructions a field, a tenth of a cached HIT's cost); here the
-// fields are joined and checked by one pattern, and the bytes on the wire are the same. Node's writer
+// field on its own (about 1,300 instructions a field, a tenth of a cached HIT's cost); here each
+// distinct name is checked once and remembered, the values are checked together by one pattern, and
+// the bytes on the wire are the same. Node's writer
 // does the rest: the body, keep-alive, pipelined responses in order. docs/runtime.md, "The
 // response head of a whole body".
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { ResponseHeaders } from './response.js';
 
 /**
- * What of Node's ServerResponse this reads and sets beyond its public API (Node 20): the stored head
+ * What of Node's ServerResponse this reads and sets beyond its public API (Node 20 and 24): the stored head
  * (`_header`, which writeHead sets and the first body write sends) and the keep-alive settings writeHead
  * reads (set by the server for each request). The byte-for-byte test against writeHead checks them
  * on the runtime the tests run on; where they are not there, nothing is stored (internalsAsExpected).
