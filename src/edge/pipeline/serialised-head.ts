@@ -2,9 +2,8 @@
 // Node's writer as writeHead would have left it. writeHead validates, serialises and matches each
 // field on its own (about 1,300 instructions a field, a tenth of a cached HIT's cost); here each
 // distinct name is checked once and remembered, the values are checked together by one pattern, and
-// the bytes on the wire are the same. Node's writer
-// does the rest: the body, keep-alive, pipelined responses in order. docs/runtime.md, "The
-// response head of a whole body".
+// the bytes on the wire are the same. Node's writer does the rest: the body, keep-alive, pipelined
+// responses in order. docs/runtime.md, "The response head of a whole body".
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { ResponseHeaders } from './response.js';
 
