@@ -4,8 +4,9 @@ import { STATUS_CODES } from 'node:http';
 import type { ResponseHeaders } from './response.js';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// What Node's own writer accepts in a value: tab, visible ASCII, space and latin1; never CR, LF or NUL.
-const FIELD_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** A character Node's own writer accepts in a value: tab, visible ASCII, space and latin1; never CR, LF or NUL. */
+export const FIELD_VALUE_CHAR = /[\t\x20-\x7e\x80-\xff]/.source;
+const FIELD_TEXT = new RegExp(`^${FIELD_VALUE_CHAR}*$`);
 
 /**
  * The status line and header lines of a response, as latin1 bytes (one byte a character, as

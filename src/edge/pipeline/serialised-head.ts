@@ -5,6 +5,7 @@
 // the bytes on the wire are the same. Node's writer does the rest: the body, keep-alive, pipelined
 // responses in order. docs/runtime.md, "The response head of a whole body".
 import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { FIELD_VALUE_CHAR } from './raw-head.js';
 import type { ResponseHeaders } from './response.js';
 
 /**
@@ -36,9 +37,9 @@ function isPlainName(name: string): boolean {
   return true;
 }
 
-// A field line of a plain name and a value of the characters Node's writer accepts (tab, visible
-// ASCII, space, latin1): never CR or LF, so a line ends only where the edge ended it, and NUL never.
-const FIELD_LINE = /[!#$%&'*+\-.^_`|~0-9a-z]+: [\t\x20-\x7e\x80-\xff]*\r\n/.source;
+// A field line of a plain name and a value of the characters Node's writer accepts: never CR or LF,
+// so a line ends only where the edge ended it.
+const FIELD_LINE = `[!#$%&'*+\\-.^_\`|~0-9a-z]+: ${FIELD_VALUE_CHAR}*\\r\\n`;
 /** Heads with more fields are left to writeHead. */
 const MOST_FIELDS = 64;
 // Exactly n such lines from where it is told to start, by n: the n lines of n fields (their names

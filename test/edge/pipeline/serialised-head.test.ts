@@ -1,8 +1,12 @@
 import { expect } from 'chai';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
+import { Readable } from 'node:stream';
+import pino from 'pino';
+import type { RequestContext } from '../../../src/edge/pipeline/context.js';
 import { storeSerialisedHead } from '../../../src/edge/pipeline/serialised-head.js';
-import type { ResponseHeaders } from '../../../src/edge/pipeline/response.js';
+import type { EdgeResponse, ResponseHeaders } from '../../../src/edge/pipeline/response.js';
+import { writeResponse } from '../../../src/edge/pipeline/writer.js';
 
 const BODY = Buffer.from('hello, cached world');
 const DATE = 'Thu, 26 Nov 2026 10:00:00 GMT';
@@ -154,6 +158,31 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
     expect(stored).to.deep.equal([true]);
     expect(edge).to.equal(node);
     expect(edge).to.include('Connection: keep-alive\r\nKeep-Alive: timeout=-1\r\n');
+  });
+
+  it('is how the edge\'s writer sends a whole body, where a streamed body still goes through writeHead', async () => {
+    const called: string[] = [];
+    const server = http.createServer((req, res) => {
+      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+      res.writeHead = ((...args: unknown[]) => (called.push(req.url!), writeHead(...args))) as typeof res.writeHead;
+      const body = req.url === '/streamed' ? Readable.from([BODY]) : BODY;
+      const response: EdgeResponse = { status: 200, headers: { ...CACHED }, body };
+      writeResponse({ req, res, response, method: 'GET', headers: req.headers, bytesSent: 0 } as unknown as RequestContext, pino({ level: 'silent' }), () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1', () => socket.write(`${GET}GET /streamed HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`));
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+        socket.on('end', () => resolve(received));
+        socket.on('error', reject);
+      });
+      expect(called).to.deep.equal(['/streamed']);
+      expect(text.split('hello, cached world')).to.have.length(3);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('leaves to writeHead a connection that closes after the response, and a request with Expect', async () => {
