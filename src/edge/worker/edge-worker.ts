@@ -232,6 +232,14 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
       socket.on('error', () => socket.destroy());
       socket.end(rawAnswer(405, { allow: ALLOWED_METHODS }));
     });
+    // Node answers Expect: 100-continue at once, also for a request queued behind others on the connection,
+    // whose 100 then lands inside its own answer, between head and body. The edge sends it only to the
+    // connection's current request (RFC 9110 §10.1.1 lets a server omit it); a queued one gets none, and
+    // its connection is closed after the answer (Node's rule: the client may still send a body).
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      if (res.socket) res.writeContinue();
+      handle(req, res);
+    });
     server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
       if (!socket.writable) return socket.destroy();
       if (error.code === 'HPE_HEADER_OVERFLOW') return void socket.end(rawAnswer(431));
