@@ -1,11 +1,11 @@
 // The head of a response with a whole body, serialised by the edge in one string and handed to
 // Node's writer as writeHead would have left it. writeHead validates, serialises and matches each
 // field on its own (about 1,300 instructions a field, a tenth of a cached HIT's cost); here each
-// distinct name is checked once and remembered, the values are checked together by one pattern, and
+// distinct name is checked once and remembered, each value by the pattern Node checks it with, and
 // the bytes on the wire are the same. Node's writer does the rest: the body, keep-alive, pipelined
 // responses in order. docs/runtime.md, "The response head of a whole body".
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-import { FIELD_VALUE_CHAR } from './raw-head.js';
+import { REFUSED_VALUE_CHAR } from './raw-head.js';
 import type { ResponseHeaders } from './response.js';
 
 /**
@@ -37,19 +37,8 @@ function isPlainName(name: string): boolean {
   return true;
 }
 
-// A field line of a plain name and a value of the characters Node's writer accepts: never CR or LF,
-// so a line ends only where the edge ended it.
-const FIELD_LINE = `[!#$%&'*+\\-.^_\`|~0-9a-z]+: ${FIELD_VALUE_CHAR}*\\r\\n`;
 /** Heads with more fields are left to writeHead. */
 const MOST_FIELDS = 64;
-// Exactly n such lines from where it is told to start, by n: the n lines of n fields (their names
-// plain, so each line's name ends at its first colon) must end where the fields end, which they
-// cannot where a value holds CR LF (one more line).
-const linesPatterns: RegExp[] = [];
-
-function fieldLines(count: number): RegExp {
-  return (linesPatterns[count] ??= new RegExp(`(?:${FIELD_LINE}){${count}}`, 'y'));
-}
 
 const statusLines: (string | undefined)[] = new Array(1000);
 
@@ -65,12 +54,14 @@ function statusLine(status: number): string {
 /**
  * Stores the head of a response with `status` and `headers` and a body on `res`, as writeHead would,
  * for a keep-alive connection whose head needs none of Node's special handling: a whole-number status
- * with a body and its standard reason, plain names (PLAIN_NAME) and string values in FIELD_LINE,
+ * with a body and its standard reason, plain names (PLAIN_NAME) and string values Node accepts,
  * Content-Length and Date among them, at most MOST_FIELDS fields, no Expect on the request. The
  * fields are the object's own enumerable ones, as writeHead takes them. Answers false, having
- * changed nothing, in every other case: the caller uses writeHead.
+ * changed nothing, in every other case: the caller uses writeHead. `requestId` is the request's id,
+ * which the edge made of hex digits, a dash and base-36 digits: a value that is that very string
+ * is not checked again (built by concatenation, it is the one value V8 would first copy flat).
  */
-export function storeSerialisedHead(res: ServerResponse, status: number, headers: ResponseHeaders, requestExpects: boolean): boolean {
+export function storeSerialisedHead(res: ServerResponse, status: number, headers: ResponseHeaders, requestExpects: boolean, requestId: string): boolean {
   const node = res as ResponseInternals;
   if (!node.shouldKeepAlive || node.maxRequestsOnConnectionReached || requestExpects || node.statusMessage || !internalsAsExpected(node)) return false;
   if ((status | 0) !== status || status < 200 || status > 999 || status === 204 || status === 304) return false;
@@ -81,21 +72,18 @@ export function storeSerialisedHead(res: ServerResponse, status: number, headers
   let hasDate = false;
   for (const name of names) {
     const value = headers[name];
-    if (typeof value !== 'string' || !isPlainName(name)) return false;
+    // Each value by the pattern Node's writer checks it with (no CR or LF, so a line ends only where
+    // the edge ends it). A flat string is read in place; one built by concatenation (the head, the
+    // request id) would first be copied flat in a call into V8's runtime, which costs more than the check.
+    if (typeof value !== 'string' || !isPlainName(name) || (value !== requestId && REFUSED_VALUE_CHAR.test(value))) return false;
     if (name === 'content-length') hasLength = true;
     else if (name === 'date') hasDate = true;
     fields += name + ': ' + value + '\r\n';
   }
   if (!hasLength || !hasDate) return false;
-  const pattern = fieldLines(names.length);
-  const line = statusLine(status);
-  // Checked in the whole head, which the socket write then takes as it is (one copy of it made flat, not two).
-  const head = line + fields + keepAliveLines(node) + '\r\n';
-  pattern.lastIndex = line.length;
-  if (!pattern.test(head) || pattern.lastIndex !== line.length + fields.length) return false;
   res.statusCode = status;
   res.statusMessage = reasonOf(status);
-  node._header = head;
+  node._header = statusLine(status) + fields + keepAliveLines(node) + '\r\n';
   return true;
 }
 

@@ -22,7 +22,7 @@ export function writeResponse(ctx: RequestContext, logger: Logger, done: (ctx: R
   }
   const headOnly = ctx.method === 'HEAD' || response.status === 204 || response.status === 304;
   const whole = Buffer.isBuffer(body) && !headOnly;
-  if (!whole || !storeSerialisedHead(res, response.status, response.headers, ctx.headers.expect !== undefined)) res.writeHead(response.status, response.headers);
+  if (!whole || !storeSerialisedHead(res, response.status, response.headers, ctx.headers.expect !== undefined, ctx.requestId)) res.writeHead(response.status, response.headers);
   if (body === null || headOnly) {
     if (body && !Buffer.isBuffer(body)) body.resume();
     res.end();

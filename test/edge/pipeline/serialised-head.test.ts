@@ -10,6 +10,7 @@ import { writeResponse } from '../../../src/edge/pipeline/writer.js';
 
 const BODY = Buffer.from('hello, cached world');
 const DATE = 'Thu, 26 Nov 2026 10:00:00 GMT';
+const REQUEST_ID = '0123456789ab-1z';
 const CACHED: ResponseHeaders = {
   'content-type': 'text/plain; charset=utf-8',
   'content-length': String(BODY.length),
@@ -21,7 +22,7 @@ const CACHED: ResponseHeaders = {
   'accept-ranges': 'bytes',
   'x-latin': 'caf\u00e9',
   'x-empty': '',
-  'x-request-id': '0123456789abcdef',
+  'x-request-id': REQUEST_ID,
 };
 
 type Answer = { status: number; headers: ResponseHeaders };
@@ -35,7 +36,7 @@ async function serverFor(settings: ServerSettings, answer: Answer, stored: boole
   let mode: Mode = 'node';
   const server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/close') return void res.writeHead(200, { date: DATE, 'content-length': '2' }).end('ok');
-    if (mode === 'node' || !record(store(res, answer.status, answer.headers, req.headers.expect !== undefined))) res.writeHead(answer.status, answer.headers);
+    if (mode === 'node' || !record(store(res, answer.status, answer.headers, req.headers.expect !== undefined, REQUEST_ID))) res.writeHead(answer.status, answer.headers);
     res.end(BODY);
   });
   Object.assign(server, settings);
@@ -97,7 +98,7 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
     expect(stored).to.deep.equal([true]);
     expect(edge).to.equal(node);
     expect(edge).to.match(/^HTTP\/1\.1 200 OK\r\ncontent-type: text\/plain; charset=utf-8\r\n/);
-    expect(edge).to.include('\r\nx-latin: caf\u00e9\r\nx-empty: \r\nx-request-id: 0123456789abcdef\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\nhello, cached world');
+    expect(edge).to.include(`\r\nx-latin: caf\u00e9\r\nx-empty: \r\nx-request-id: ${REQUEST_ID}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\nhello, cached world`);
   });
 
   it('does so for names that only begin like the ones Node handles on its own', async () => {
@@ -188,26 +189,26 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
   it('leaves to writeHead a connection that closes after the response, and a request with Expect', async () => {
     for (const raw of ['GET /object HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n', 'GET /object HTTP/1.0\r\nHost: a\r\n\r\n']) {
       await freshResponse(raw, (res) => {
-        expect(storeSerialisedHead(res, 200, CACHED, false), raw).to.equal(false);
+        expect(storeSerialisedHead(res, 200, CACHED, false, REQUEST_ID), raw).to.equal(false);
         expect(res.headersSent).to.equal(false);
       });
     }
     await freshResponse(GET, (res) => {
-      expect(storeSerialisedHead(res, 200, CACHED, true)).to.equal(false);
+      expect(storeSerialisedHead(res, 200, CACHED, true, REQUEST_ID)).to.equal(false);
       expect(res.headersSent).to.equal(false);
     });
   });
 
   it('leaves to writeHead a status without a body or not a whole number, a reason of the edge\'s own, and a head already stored', async () => {
     await freshResponse(GET, (res) => {
-      for (const status of [101, 204, 304, NaN, 200.5, '204' as unknown as number, '200' as unknown as number]) expect(storeSerialisedHead(res, status, CACHED, false), String(status)).to.equal(false);
+      for (const status of [101, 204, 304, NaN, 200.5, '204' as unknown as number, '200' as unknown as number]) expect(storeSerialisedHead(res, status, CACHED, false, REQUEST_ID), String(status)).to.equal(false);
       res.statusMessage = 'Fine';
-      expect(storeSerialisedHead(res, 200, CACHED, false)).to.equal(false);
+      expect(storeSerialisedHead(res, 200, CACHED, false, REQUEST_ID)).to.equal(false);
       res.statusMessage = '';
       expect(res.headersSent).to.equal(false);
-      expect(storeSerialisedHead(res, 299, CACHED, false)).to.equal(true);
+      expect(storeSerialisedHead(res, 299, CACHED, false, REQUEST_ID)).to.equal(true);
       expect([res.statusCode, res.statusMessage, res.headersSent]).to.deep.equal([299, 'unknown', true]);
-      expect(storeSerialisedHead(res, 200, CACHED, false)).to.equal(false);
+      expect(storeSerialisedHead(res, 200, CACHED, false, REQUEST_ID)).to.equal(false);
     });
   });
 
@@ -216,7 +217,7 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
       await freshResponse(GET, (res) => {
         const saved = (res as unknown as Record<string, unknown>)[field];
         (res as unknown as Record<string, unknown>)[field] = value;
-        expect(storeSerialisedHead(res, 200, CACHED, false), field).to.equal(false);
+        expect(storeSerialisedHead(res, 200, CACHED, false, REQUEST_ID), field).to.equal(false);
         (res as unknown as Record<string, unknown>)[field] = saved;
         expect(res.headersSent).to.equal(false);
       });
@@ -247,18 +248,27 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
     ];
     await freshResponse(GET, (res) => {
       for (const extra of refused) {
-        expect(storeSerialisedHead(res, 200, { ...CACHED, ...extra }, false), JSON.stringify(extra)).to.equal(false);
+        expect(storeSerialisedHead(res, 200, { ...CACHED, ...extra }, false, REQUEST_ID), JSON.stringify(extra)).to.equal(false);
       }
       const { date: _date, ...withoutDate } = CACHED;
       const { 'content-length': _length, ...withoutLength } = CACHED;
-      expect(storeSerialisedHead(res, 200, withoutDate, false)).to.equal(false);
-      expect(storeSerialisedHead(res, 200, withoutLength, false)).to.equal(false);
-      expect(storeSerialisedHead(res, 200, Object.assign(Object.create({ 'content-length': '19' }) as ResponseHeaders, withoutLength), false), 'inherited Content-Length').to.equal(false);
+      expect(storeSerialisedHead(res, 200, withoutDate, false, REQUEST_ID)).to.equal(false);
+      expect(storeSerialisedHead(res, 200, withoutLength, false, REQUEST_ID)).to.equal(false);
+      expect(storeSerialisedHead(res, 200, Object.assign(Object.create({ 'content-length': '19' }) as ResponseHeaders, withoutLength), false, REQUEST_ID), 'inherited Content-Length').to.equal(false);
       const hiddenLength = Object.defineProperty({ ...withoutLength }, 'content-length', { value: '19', enumerable: false });
-      expect(storeSerialisedHead(res, 200, hiddenLength, false), 'Content-Length not enumerable').to.equal(false);
+      expect(storeSerialisedHead(res, 200, hiddenLength, false, REQUEST_ID), 'Content-Length not enumerable').to.equal(false);
       const many = Object.fromEntries(Array.from({ length: 63 }, (_, index) => [`x-field-${index}`, 'v']));
-      expect(storeSerialisedHead(res, 200, { ...CACHED, ...many }, false), 'more than 64 fields').to.equal(false);
+      expect(storeSerialisedHead(res, 200, { ...CACHED, ...many }, false, REQUEST_ID), 'more than 64 fields').to.equal(false);
       expect(res.headersSent).to.equal(false);
+    });
+  });
+
+  it('takes unchecked only the request id it is given, in any field; any other value is checked', async () => {
+    await freshResponse(GET, (res) => {
+      const split = 'x\r\nset-cookie: evil=1';
+      expect(storeSerialisedHead(res, 200, { ...CACHED, 'x-request-id': split }, false, REQUEST_ID), 'another id').to.equal(false);
+      expect(storeSerialisedHead(res, 200, { ...CACHED, 'x-trace': split }, false, REQUEST_ID), 'another field').to.equal(false);
+      expect(storeSerialisedHead(res, 200, { ...CACHED, 'x-trace': REQUEST_ID }, false, REQUEST_ID), 'the id in another field').to.equal(true);
     });
   });
 });
