@@ -67,22 +67,56 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string {
 }
 
 /**
- * The key of a request: domain id, scheme, host, path and query (per the query mode),
+ * A cache key in its parts, none of the first four holding a line feed (a canonical path has none:
+ * the parser refuses a raw one and an escaped one stays escaped). `rest` is what follows the path:
+ * the query, the parts a rule adds, a variant's values. The key is the parts joined by line feeds
+ * (keyText), so the parts name one key and the key its parts (partsOfKey): the memory tier finds a
+ * request's object by them, without making and hashing the whole key on every request.
+ */
+export type KeyParts = { readonly domainId: string; readonly scheme: string; readonly host: string; readonly path: string; readonly rest: string };
+
+/**
+ * The key of a request in its parts: domain id, scheme, host, path and query (per the query mode),
  * plus the request headers, cookies and country a matching cache rule names.
  * GET and HEAD share keys. The scheme is part of it, as in nginx's default key: an origin that
  * answers http with a cacheable redirect to https, without Vary, must not have it served over https.
  */
-export function cacheKey(ctx: RequestContext, rule: CacheRule | undefined): string {
-  let key = `${ctx.domain?.id ?? ''}\n${ctx.scheme}\n${ctx.host}\n${bounded(ctx.path)}\n${bounded(keyQuery(ctx, rule))}`;
+export function keyParts(ctx: RequestContext, rule: CacheRule | undefined): KeyParts {
+  return { domainId: ctx.domain?.id ?? '', scheme: ctx.scheme, host: ctx.host, path: bounded(ctx.path), rest: keyRest(ctx, rule) };
+}
+
+function keyRest(ctx: RequestContext, rule: CacheRule | undefined): string {
+  let rest = `\n${bounded(keyQuery(ctx, rule))}`;
   const spec = rule?.cache_key;
-  if (!spec) return key;
-  for (const name of spec.headers ?? []) key += `\nh:${name}=${bounded(headerValue(ctx.headers, name.toLowerCase()))}`;
+  if (!spec) return rest;
+  for (const name of spec.headers ?? []) rest += `\nh:${name}=${bounded(headerValue(ctx.headers, name.toLowerCase()))}`;
   if (spec.cookies?.length) {
     const cookies = ctx.facts?.facts.cookies ?? {};
-    for (const name of spec.cookies) key += `\nc:${bounded(name)}=${bounded(cookies[name] ?? '')}`;
+    for (const name of spec.cookies) rest += `\nc:${bounded(name)}=${bounded(cookies[name] ?? '')}`;
   }
-  if (spec.country) key += `\ncountry=${ctx.country ?? ''}`;
-  return key;
+  if (spec.country) rest += `\ncountry=${ctx.country ?? ''}`;
+  return rest;
+}
+
+/** The key the parts make. */
+export function keyText(parts: KeyParts): string {
+  return `${parts.domainId}\n${parts.scheme}\n${parts.host}\n${parts.path}${parts.rest}`;
+}
+
+/** The parts of `key` (split at its first four line feeds); undefined for a text no key has (fewer of them). */
+export function partsOfKey(key: string): KeyParts | undefined {
+  const afterDomain = key.indexOf('\n');
+  const afterScheme = key.indexOf('\n', afterDomain + 1);
+  const afterHost = afterScheme === -1 ? -1 : key.indexOf('\n', afterScheme + 1);
+  const afterPath = afterHost === -1 ? -1 : key.indexOf('\n', afterHost + 1);
+  if (afterDomain === -1 || afterPath === -1) return undefined;
+  return {
+    domainId: key.slice(0, afterDomain),
+    scheme: key.slice(afterDomain + 1, afterScheme),
+    host: key.slice(afterScheme + 1, afterHost),
+    path: key.slice(afterHost + 1, afterPath),
+    rest: key.slice(afterPath),
+  };
 }
 
 /** What stands in a variant key for the shield header the origin received: its secret never enters a key (nor a disk file). */

@@ -9,7 +9,7 @@ import type { Phase } from '../pipeline/phase.js';
 import type { EdgeResponse } from '../pipeline/response.js';
 import { firstMatch } from '../../shared/rules/rule-set.js';
 import { parseCacheControl } from './cache-control.js';
-import { cacheKey, variantKey } from './cache-key.js';
+import { keyParts, keyText, variantKey, type KeyParts } from './cache-key.js';
 import { deliver } from './deliver.js';
 import { CacheStorage, type StoreJob } from './cache-storage.js';
 import { Coalescing, NOTHING, type Outcome, type Settle } from './coalescing.js';
@@ -113,22 +113,23 @@ class CachePhase implements Phase {
       ctx.cacheStatus = 'BYPASS';
       return false;
     }
-    const key = cacheKey(ctx, rule);
+    const parts = keyParts(ctx, rule);
     const now = this.now();
-    const entry = this.fromMemory(key, ctx);
+    const entry = this.fromMemory(parts, ctx);
     if (entry !== undefined && now < entry.freshUntil) {
       ctx.response = deliver(ctx, entry, 'HIT', now);
       return true;
     }
+    const key = keyText(parts);
     // A key whose last answer could not be stored (no-store, private…) is not looked for on disk: it is not there.
     if (this.coalescing.off(key)) return this.fetch(ctx, rule, key, undefined, 'may-wait');
     return this.slowPath(ctx, rule, key);
   }
 
-  private fromMemory(key: string, ctx: RequestContext): CacheEntry | undefined {
-    const entry = this.memory.get(key);
+  private fromMemory(parts: KeyParts, ctx: RequestContext): CacheEntry | undefined {
+    const entry = this.memory.find(parts);
     if (entry === undefined || !entry.marker) return entry;
-    return this.memory.get(variantKey(key, entry.vary, ctx));
+    return this.memory.get(variantKey(keyText(parts), entry.vary, ctx));
   }
 
   private async slowPath(ctx: RequestContext, rule: CacheRule | undefined, key: string): Promise<boolean> {

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
-import { cacheKey, originSaw, variantKey } from '../../../src/edge/cache/cache-key.js';
+import { keyParts, keyText, originSaw, partsOfKey, variantKey } from '../../../src/edge/cache/cache-key.js';
 import { compileActiveConfig } from '../../../src/edge/config/active-config.js';
 import type { CacheRule } from '../../../src/edge/cache/types.js';
 import { configWith, contextFor, snapshotWith } from './helpers.js';
 
 const rule = (cache_key: CacheRule['cache_key']): CacheRule => ({ id: 'r', name: 'r', priority: 0, match: {}, cache_key });
+const cacheKey = (...args: Parameters<typeof keyParts>) => keyText(keyParts(...args));
 
 describe('edge cache key', () => {
   const config = configWith();
@@ -64,6 +65,20 @@ describe('edge cache key', () => {
     expect(key('id=2&id=1', include)).to.not.equal(key('id=1&id=2', include));
     const exclude = rule({ query_strings: { mode: 'exclude', names: ['utm'] } });
     expect(key('z=1&utm=x&z=0', exclude)).to.match(/\nz=1&z=0$/);
+  });
+
+  it('names a key by its parts and the parts by the key: the query, rule parts and variant values are the rest', () => {
+    const spec = rule({ headers: ['X-Device'], query_strings: { mode: 'all' } });
+    const ctx = contextFor(config, `http://www.example.com/a/b?z=1&a=2`, { headers: { 'x-device': 'mobile', 'accept-language': 'de' } });
+    const parts = keyParts(ctx, spec);
+    expect(parts).to.deep.equal({ domainId: 'dom-1', scheme: 'http', host: 'www.example.com', path: '/a/b', rest: '\nz=1&a=2\nh:X-Device=mobile' });
+    expect(partsOfKey(keyText(parts))).to.deep.equal(parts);
+    const variant = variantKey(keyText(parts), ['accept-language'], ctx);
+    expect(partsOfKey(variant)).to.deep.equal({ ...parts, rest: `${parts.rest}\nvary\naccept-language=de` });
+    const long = keyParts(contextFor(config, `http://example.com/${'a'.repeat(5000)}`), undefined);
+    expect(partsOfKey(keyText(long))).to.deep.equal(long);
+    for (const text of ['', 'k', 'a\nb', 'a\nb\nc', 'a\nb\nc\nd']) expect(partsOfKey(text), JSON.stringify(text)).to.equal(undefined);
+    expect(partsOfKey('\n\n\n\n')).to.deep.equal({ domainId: '', scheme: '', host: '', path: '', rest: '\n' });
   });
 
   it('adds the values of the Vary headers to a variant key', () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { keyText, type KeyParts } from '../../../src/edge/cache/cache-key.js';
 import { MemoryTier } from '../../../src/edge/cache/memory-tier.js';
 import { entrySize } from '../../../src/edge/cache/types.js';
 import { entry } from './helpers.js';
@@ -72,5 +73,61 @@ describe('edge cache memory tier', () => {
     expect(tier.count).to.equal(1);
     expect(tier.delete('b')).to.equal(true);
     expect(tier.bytes).to.equal(0);
+  });
+
+  describe('found by the parts of its key', () => {
+    const parts: KeyParts = { domainId: 'dom-1', scheme: 'http', host: 'example.com', path: '/x', rest: '\nq=1' };
+    const other = (changed: Partial<KeyParts>): KeyParts => ({ ...parts, ...changed });
+    const byParts = (tier: MemoryTier) => (tier as unknown as { byParts: Map<string, unknown> }).byParts;
+
+    it('finds the entry stored under the key the parts make, and no other', () => {
+      const tier = new MemoryTier(1024 * 1024);
+      const stored = entry(keyText(parts), 10);
+      tier.set(stored);
+      tier.set(entry(keyText(other({ scheme: 'https' })), 10));
+      tier.set(entry(keyText(other({ rest: '\nq=1\nvary\naccept-language=de' })), 10));
+      expect(tier.find(parts)).to.equal(stored);
+      expect(tier.find({ ...parts })).to.equal(stored);
+      expect(tier.find(other({ scheme: 'https' }))?.key).to.equal(keyText(other({ scheme: 'https' })));
+      for (const changed of [{ domainId: 'dom-2' }, { host: 'www.example.com' }, { path: '/x/' }, { rest: '\nq=2' }, { rest: '\n' }]) {
+        expect(tier.find(other(changed)), JSON.stringify(changed)).to.equal(undefined);
+      }
+      // The same key split otherwise (a line feed moved between parts) names the same key.
+      expect(tier.find(other({ path: '/x\nq=1', rest: '' }))).to.equal(undefined);
+    });
+
+    it('forgets an entry deleted, replaced, purged or evicted, and keeps no empty map behind', () => {
+      const size = entrySize(entry(keyText(other({ path: '/p00' })), 100));
+      const tier = new MemoryTier(size * 16);
+      tier.set(entry(keyText(parts), 100));
+      const replacement = entry(keyText(parts), 100);
+      tier.set(replacement);
+      expect(tier.find(parts)).to.equal(replacement);
+      tier.delete(keyText(parts));
+      expect(tier.find(parts)).to.equal(undefined);
+      for (let i = 0; i < 40; i++) tier.set(entry(keyText(other({ path: `/p${i}` })), 100));
+      expect(tier.find(other({ path: '/p0' })), 'evicted').to.equal(undefined);
+      expect(tier.find(other({ path: '/p39' }))).to.not.equal(undefined);
+      tier.deleteWhere(() => true);
+      expect(byParts(tier).size).to.equal(0);
+    });
+
+    it('moves an entry found to the young end, as get does', () => {
+      const size = entrySize(entry(keyText(other({ path: '/p00' })), 100));
+      const tier = new MemoryTier(size * 16);
+      const paths = Array.from({ length: 16 }, (_, i) => other({ path: `/p${String(i).padStart(2, '0')}` }));
+      for (const filed of paths) tier.set(entry(keyText(filed), 100));
+      tier.find(paths[0]);
+      tier.set(entry(keyText(other({ path: '/p16' })), 100));
+      expect(tier.find(paths[0])).to.not.equal(undefined);
+      expect(tier.find(paths[1])).to.equal(undefined);
+    });
+
+    it('leaves a key not made of parts to get', () => {
+      const tier = new MemoryTier(1024 * 1024);
+      tier.set(entry('plain', 10));
+      expect(tier.get('plain')?.key).to.equal('plain');
+      expect(byParts(tier).size).to.equal(0);
+    });
   });
 });
