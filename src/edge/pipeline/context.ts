@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { PreparedRequest } from '../../shared/rules/compile.js';
 import type { ActiveConfig, ActiveDomain } from '../config/active-config.js';
+import { arrivalSecond } from './arrival-second.js';
 import type { EdgeResponse } from './response.js';
 
 /** What the edge reports to the core's security-event collector (schemas/api/security-event.json, less domain and client fields the log phase fills in). */
@@ -56,8 +57,8 @@ export class RequestContext {
   /** The active config this request is served with (a swap never changes it mid-request). */
   readonly config: ActiveConfig;
   readonly requestId: string;
-  /** Wall-clock ms when the request arrived. */
-  readonly receivedAt: number;
+  /** The Unix second the request arrived in (arrival-second.ts). */
+  readonly receivedSecond: number;
   /**
    * The request's headers, read from `req` once: Node's `req.headers` is a getter whose lookup
    * costs a megamorphic load on every read. The door and request-header rules change them here.
@@ -114,7 +115,7 @@ export class RequestContext {
     this.clientIp = init.clientIp;
     this.scheme = init.scheme;
     this.method = req.method ?? 'GET';
-    this.receivedAt = Date.now();
+    this.receivedSecond = arrivalSecond();
   }
 
   /** True when a page rule switched `feature` off for this request. */

@@ -35,7 +35,7 @@ export function createLogPhase(sink: TelemetrySink, metrics?: RequestMetrics): (
       if (ctx.findings.length > 0) metrics.findings(ctx.findings);
     }
     if (!ctx.domain) return;
-    const timestamp = Math.floor(ctx.receivedAt / 1000);
+    const timestamp = ctx.receivedSecond;
     const path = boundedPath(ctx.path);
     sink.countVersion(ctx.config.version, status, ctx.originFailed);
     sink.usage({ domain: ctx.host, path, status, bytes: ctx.bytesSent, cache_status: USAGE_CACHE_STATUS[cacheStatusIndex(ctx.cacheStatus)], timestamp, client_country: ctx.country ?? null, client_ip: ctx.clientIp });

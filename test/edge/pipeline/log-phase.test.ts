@@ -11,7 +11,7 @@ function answered(cacheStatus: CacheStatus): RequestContext {
     domain: { apex: 'example.test' },
     host: 'www.example.test',
     path: '/a',
-    receivedAt: 1_800_000_000_000,
+    receivedSecond: 1_800_000_000,
     config: { version: 7 },
     originFailed: false,
     bytesSent: 10,
