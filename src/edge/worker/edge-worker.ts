@@ -43,6 +43,19 @@ function isWebSocketHandshake(req: IncomingMessage): boolean {
   return req.method === 'GET' && /(?:^|,)\s*websocket\s*(?:,|$)/i.test(req.headers.upgrade ?? '');
 }
 
+// The canonical address of each connection's peer, worked out on its first request, not on each.
+const peers = new WeakMap<Socket, string>();
+
+function peerOf(socket: Socket): string {
+  let peer = peers.get(socket);
+  if (peer === undefined) {
+    const address = socket.remoteAddress ?? '';
+    peer = canonicalIp(address) ?? address;
+    peers.set(socket, peer);
+  }
+  return peer;
+}
+
 /** Request ids: a random per-worker prefix and a counter (unique, and cheaper than a UUID per request). */
 function requestIds(): () => string {
   const prefix = randomBytes(6).toString('hex');
@@ -152,7 +165,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
   });
 
   function contextOf(req: IncomingMessage, res: ServerResponse, config: ActiveConfig, head: RequestHead | HeadRefusal): RequestContext {
-    const peer = canonicalIp(req.socket.remoteAddress ?? '') ?? req.socket.remoteAddress ?? '';
+    const peer = peerOf(req.socket);
     const headers = req.headers;
     const ctx = new RequestContext(req, res, { config, requestId: nextId(), clientIp: pipeline.clientIp(headers, peer), peer, scheme: schemeOf(req), headers });
     if (isRefusal(head)) return ctx;
