@@ -6,7 +6,7 @@
 import { partsOfKey, type KeyParts } from './cache-key.js';
 import { entrySize, resourceOf, type CacheEntry } from './types.js';
 
-/** `parts`: its key's (undefined for a key not made by cacheKey, found by get only). */
+/** `parts`: its key's (undefined for a key not made of parts by keyText, found by get only). */
 type Slot = { entry: CacheEntry; size: number; touched: number; parts: KeyParts | undefined };
 /** Host, then path, then the rest of the key: the slots of those parts (one per domain id and scheme, so a few at most). */
 type PartsIndex = Map<string, Map<string, Map<string, Slot[]>>>;

@@ -58,8 +58,8 @@ function statusLine(status: number): string {
  * Content-Length and Date among them, at most MOST_FIELDS fields, no Expect on the request. The
  * fields are the object's own enumerable ones, as writeHead takes them. Answers false, having
  * changed nothing, in every other case: the caller uses writeHead. `requestId` is the request's id,
- * which the edge made of hex digits, a dash and base-36 digits: a value that is that very string
- * is not checked again (built by concatenation, it is the one value V8 would first copy flat).
+ * which the edge made of hex digits, a dash and base-36 digits: a value equal to it is not checked
+ * again (built by concatenation, the id is the one value V8 would first copy flat).
  */
 export function storeSerialisedHead(res: ServerResponse, status: number, headers: ResponseHeaders, requestExpects: boolean, requestId: string): boolean {
   const node = res as ResponseInternals;
