@@ -7,6 +7,7 @@ import { inTransaction } from '../db/transaction.js';
 import { BURST_TIMING, burstSettled, type BurstTiming } from './dirty.js';
 import { backingOff, NO_FAILURE, PUBLISH_BACKOFF, recordPublishFailure, type PublishBackoff } from './publish-backoff.js';
 import { servedBody, type ServedBody } from './served-body.js';
+import { publishStateRow } from './publish-state-row.js';
 import { buildSnapshot, type BuiltSnapshot, type SnapshotDefaults } from './snapshot-builder.js';
 import { layoutChunks, layoutSize, type SnapshotLayout } from './snapshot-layout.js';
 import { deleteUnusedPieces, readStoredLayout, storeVersion } from './snapshot-store.js';
@@ -103,7 +104,7 @@ export async function publishOnce(db: Db, pool: pg.Pool, config: Config, default
 async function publishLocked(db: Db, pool: pg.Pool, config: Config, defaults: SnapshotDefaults, options: PublishOptions): Promise<PublishResult> {
   const backoff = options.backoff ?? PUBLISH_BACKOFF;
   return withAdvisoryLock(pool, LOCK_KEYS.publish, async (client) => {
-    const state = await db.publishState.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
+    const state = await publishStateRow(db);
     if (!options.force && state.active_version !== null && state.change_seq <= state.published_seq) return { outcome: 'up_to_date', version: state.active_version };
     // Checked under the lock: a replica that waited for it sees the failure the holder just recorded.
     if (!options.force && backingOff(state)) return { outcome: 'backing_off', version: state.active_version, detail: `retrying at ${state.retry_at!.toISOString()}` };

@@ -8,6 +8,7 @@ import { unixSeconds } from '../http/timestamps.js';
 import { activeChecksum } from './publisher.js';
 import { sqlOf, transaction } from '../db/sql.js';
 import { readSnapshotBytes } from './snapshot-store.js';
+import { publishStateRow } from './publish-state-row.js';
 
 type Payload = { domains: ({ domain: string } & Record<string, unknown>)[] } & Record<string, unknown>;
 
@@ -74,7 +75,7 @@ export async function diffSnapshots(db: Db, from: number, to: number) {
 export async function rollbackSnapshot(db: Db, pool: pg.Pool, version: number) {
   return withAdvisoryLock(pool, LOCK_KEYS.publish, async () => {
     const old = await snapshotRow(db, version);
-    const state = await db.publishState.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
+    const state = await publishStateRow(db);
     if ((await activeChecksum(db, state.active_version)) === old.checksum) {
       return { outcome: 'unchanged' as const, version: state.active_version!, rolled_back_to: old.version, checksum: old.checksum };
     }
