@@ -77,7 +77,9 @@ describe('edge agent: telemetry shipping to a real core', () => {
     fill(queue, usage(35));
     const shipper = usageShipper(queue);
     shipper.start();
-    await eventually('35 usage rows', async () => ((await usageRows()) === 35 ? true : undefined));
+    // The rows are committed before the core's answer reaches the shipper: wait for what the shipper counted.
+    await eventually('35 events sent', async () => (shipper.status().sent === 35 ? true : undefined));
+    expect(await usageRows()).to.equal(35);
     expect(proxy.to('/api/v1/collector/usage').map((seen) => seen.body.events.length)).to.deep.equal([10, 10, 10, 5]);
     expect(shipper.status()).to.include({ depth: 0, sent: 35, rejected: 0, failures: 0 });
   });
