@@ -56,6 +56,7 @@ const CACHED_OBJECTS = 10000;
 const SWAPS = 20;
 /** The pinned rounds: each server with one worker, all its processes on CPU 1, wrk (one thread) on CPU 0. */
 const PINNED_SECONDS = Number(process.env.BENCH_EDGE_PINNED_SECONDS ?? 6);
+const WARM_UP_SECONDS = 2;
 const PINNED_CONNECTIONS = 32;
 /** The instruction count's windows (bench/instructions.ts) and the requests in each. */
 const INSTRUCTION_WINDOWS = 3;
@@ -142,7 +143,8 @@ const ratio = (of: WrkResult, to: WrkResult) => `${(of.rps / to.rps).toFixed(2)}
 type Server = { label: string; port: number; pids: () => Promise<number[]> };
 type Measured = WrkResult & { cpuUsPerRequest: number };
 /** A saturation load on a server's port. */
-type Load = (port: number, pathname: string) => Promise<WrkResult>;
+/** A saturation run of `pathname` on `port`; `seconds` shortens it (a warm-up). */
+type Load = (port: number, pathname: string, seconds?: number) => Promise<WrkResult>;
 
 function serverOf(label: string, port: number, child: ChildProcess, command: string): Server {
   return { label, port, pids: async () => [child.pid!, ...(await childPids(child.pid!, command))] };
@@ -192,7 +194,7 @@ try {
   children.push(bareCache, bareProxy, undiciProxy);
   const wrk = (port: number, pathname: string, seconds = SECONDS) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, seconds, CONNECTIONS);
   // wrk on CPU 0 alone, against a server whose processes all run on CPU 1.
-  const pinnedWrk = (port: number, pathname: string) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, PINNED_SECONDS, PINNED_CONNECTIONS, undefined, 0);
+  const pinnedWrk = (port: number, pathname: string, seconds = PINNED_SECONDS) => saturate(`http://127.0.0.1:${port}${pathname}`, HOST, seconds, PINNED_CONNECTIONS, undefined, 0);
   // One saturation run of `server` (by `load`) with its processes' CPU over it.
   const measure = async (server: Server, pathname: string, load: Load): Promise<Measured> => {
     const pids = await server.pids();
@@ -201,7 +203,10 @@ try {
     return { ...result, cpuUsPerRequest: (cpuBetween(before, await cpuOf(pids)) / Math.max(1, result.requests)) * 1e6 };
   };
   // ROUNDS rounds of the servers in turn; each round printed, then the median CPU ratios of the last server (the edge) to each other one.
+  // Each server is first warmed by WARM_UP_SECONDS of the same load, not measured: V8 compiles the path then, and
+  // the edge has far more code to compile than the bare servers (a perf profile put 4% of an 8 s first round in it).
   const rounds = async (title: string, pathname: string, servers: Server[], load: Load = wrk): Promise<Measured[][]> => {
+    for (const server of servers) await load(server.port, pathname, WARM_UP_SECONDS);
     const all: Measured[][] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const results: Measured[] = new Array(servers.length);
@@ -352,7 +357,7 @@ try {
   async function pacedRounds(): Promise<void> {
     const servers: [string, number][] = [['nginx plain proxy', nginxPort], ['bare node:http proxy', bareProxyPort], ['bare undici proxy', undiciProxyPort], ['edge', edgePort]];
     // Warmed by a short saturation first: without it the first round would time V8 compiling the MISS path.
-    for (const [, port] of servers) await wrk(port, '/miss/1', 2);
+    for (const [, port] of servers) await wrk(port, '/miss/1', WARM_UP_SECONDS);
     // Then the machine quiet: what set-up and the saturation runs left running (a core's memory reducer, PostgreSQL's autovacuum) is no server's latency.
     console.log(`paced rounds: waited ${(await waitForQuiet()).toFixed(0)} s for the machine to be quiet (under 10% busy for 3 s, at most 60 s)`);
     const added: number[][] = servers.map(() => []);
