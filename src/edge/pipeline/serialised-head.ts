@@ -56,7 +56,8 @@ function statusLine(status: number): string {
  * for a keep-alive connection whose head needs none of Node's special handling: a whole-number status
  * with a body and its standard reason, plain names (PLAIN_NAME) and string values Node accepts,
  * Content-Length and Date among them, at most MOST_FIELDS fields, no Expect on the request. The
- * fields are the object's own enumerable ones, as writeHead takes them. Answers false, having
+ * fields are the object's own enumerable ones, as writeHead takes them, of a plain object or one
+ * without a prototype (another prototype is left to writeHead). Answers false, having
  * changed nothing, in every other case: the caller uses writeHead. `requestId` is the request's id,
  * which the edge made of hex digits, a dash and base-36 digits: a value equal to it is not checked
  * again (built by concatenation, the id is the one value V8 would first copy flat).
@@ -65,12 +66,16 @@ export function storeSerialisedHead(res: ServerResponse, status: number, headers
   const node = res as ResponseInternals;
   if (!node.shouldKeepAlive || node.maxRequestsOnConnectionReached || requestExpects || node.statusMessage || !internalsAsExpected(node)) return false;
   if ((status | 0) !== status || status < 200 || status > 999 || status === 204 || status === 304) return false;
-  const names = Object.keys(headers);
-  if (names.length > MOST_FIELDS) return false;
+  if (!ownFieldsOnly(headers)) return false;
   let fields = '';
+  let count = 0;
   let hasLength = false;
   let hasDate = false;
-  for (const name of names) {
+  // for-in reads each value through V8's enum cache; Object.keys and a load by each name went
+  // megamorphic (some 120 instructions a field, under callgrind). ownFieldsOnly makes it list
+  // the own fields only, as Object.keys did.
+  for (const name in headers) {
+    if (++count > MOST_FIELDS) return false;
     const value = headers[name];
     // Each value by the pattern Node's writer checks it with (no CR or LF, so a line ends only where
     // the edge ends it). A flat string is read in place; one built by concatenation (the head, the
@@ -85,6 +90,18 @@ export function storeSerialisedHead(res: ServerResponse, status: number, headers
   res.statusMessage = reasonOf(status);
   node._header = statusLine(status) + fields + keepAliveLines(node) + '\r\n';
   return true;
+}
+
+// True when for-in lists exactly the object's own enumerable fields: a plain object (or one
+// without a prototype), and nothing enumerable added to Object.prototype.
+function ownFieldsOnly(headers: ResponseHeaders): boolean {
+  const prototype: unknown = Object.getPrototypeOf(headers);
+  return prototype === null || (prototype === Object.prototype && !prototypeExtended());
+}
+
+function prototypeExtended(): boolean {
+  for (const _name in Object.prototype) return true;
+  return false;
 }
 
 // Nothing stored yet, and the keep-alive settings of the Node this was written for: a Node that

@@ -144,12 +144,29 @@ describe('the response head of a whole body, serialised by the edge (pipeline/se
     expect(noTimeout.edge).to.include('Connection: keep-alive\r\n\r\n');
   });
 
-  it('takes the object\'s own enumerable fields, as writeHead does, and leaves out inherited ones', async () => {
+  it('leaves an object with a prototype of its own to writeHead, which takes the own fields only', async () => {
     const inheriting = Object.assign(Object.create({ 'x-inherited': 'p' }) as ResponseHeaders, CACHED);
     const { edge, node, stored } = await bothWays(GET, { status: 200, headers: inheriting });
-    expect(stored).to.deep.equal([true]);
+    expect(stored).to.deep.equal([false]);
     expect(edge).to.equal(node);
     expect(edge).not.to.include('x-inherited');
+  });
+
+  it('takes an object without a prototype, and leaves a head to writeHead while Object.prototype has an enumerable field', async () => {
+    const bare = Object.assign(Object.create(null) as ResponseHeaders, CACHED);
+    const withoutPrototype = await bothWays(GET, { status: 200, headers: bare });
+    expect(withoutPrototype.stored).to.deep.equal([true]);
+    expect(withoutPrototype.edge).to.equal(withoutPrototype.node);
+    // Synchronously, so nothing else in this process runs while Object.prototype is changed.
+    await freshResponse(GET, (res) => {
+      (Object.prototype as Record<string, unknown>)['x-polluted'] = 'p';
+      try {
+        expect(storeSerialisedHead(res, 200, { ...CACHED }, false, REQUEST_ID)).to.equal(false);
+      } finally {
+        delete (Object.prototype as Record<string, unknown>)['x-polluted'];
+      }
+      expect(storeSerialisedHead(res, 200, { ...CACHED }, false, REQUEST_ID)).to.equal(true);
+    });
   });
 
   it('writes the keep-alive lines of the first server it serves, whatever they are', async () => {
