@@ -4,6 +4,7 @@
 // Handled: ctx.response is set (a cached object, or the origin's response on a
 // miss). Not handled (false): the request bypasses the cache and the origin
 // phase proxies it. Behaviour: docs/edge-cache.md.
+import { Buffer } from 'node:buffer';
 import type { CacheStatus, RequestContext } from '../pipeline/context.js';
 import type { Phase } from '../pipeline/phase.js';
 import type { EdgeResponse } from '../pipeline/response.js';

@@ -3,6 +3,7 @@
 // can be served, then disk. A streamed body goes through a fill writer, held in
 // memory while the memory tier could take it, else spooled to disk and never
 // held whole (docs/edge-cache.md, "Fills").
+import { Buffer } from 'node:buffer';
 import { releaseBody, type StoredBody } from './disk-body.js';
 import { encodeHeader } from './disk-format.js';
 import type { DiskSpool, StoredFile } from './disk-spool.js';

@@ -2,6 +2,7 @@
 // bytes from the file, never read whole into memory. The file stays open from
 // the lookup that found it to the last stream reading it, so a newer version
 // renamed over it, or an eviction, never changes what is being sent.
+import { Buffer } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 

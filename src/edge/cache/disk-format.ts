@@ -4,6 +4,7 @@
 // two-hex-digit folder. The header's `format` says which fields it has: a file
 // of an older format is not served (a miss; the worker that reads it removes it),
 // but its purge identity is still read, so purges and sweeps find it.
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import type { StoredBody } from './disk-body.js';

@@ -4,6 +4,7 @@
 // a fill streams them into a spool (disk-spool.ts), and a read leaves them in
 // their file (disk-body.ts). The primary's DiskCacheIndex (disk-index.ts) bounds
 // the folder; workers only read and write.
+import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';

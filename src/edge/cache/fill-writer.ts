@@ -4,6 +4,7 @@
 // budget has room; past that it is spilled into a disk spool and streamed there,
 // as nginx's proxy_cache writes its temp file. A Writable, so the tee follows
 // its backpressure: a slow disk slows the origin, never fills memory.
+import { Buffer } from 'node:buffer';
 import { Writable } from 'node:stream';
 import type { DiskSpool } from './disk-spool.js';
 

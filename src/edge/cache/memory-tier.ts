@@ -3,6 +3,7 @@
 // A second map finds every key of one resource (domain, host, path) at once,
 // for invalidations by unsafe methods (invalidation.ts), without a full scan.
 // A third finds an object by its key's parts (find), as a request has them.
+import { Buffer } from 'node:buffer';
 import { partsOfKey, type KeyParts } from './cache-key.js';
 import { entrySize, resourceOf, type CacheEntry } from './types.js';
 

@@ -1,5 +1,6 @@
 // Answers a single byte range from a cached body (RFC 9110 §14). Several
 // ranges, other units and malformed values are ignored: the whole object is sent.
+import { Buffer } from 'node:buffer';
 import type { EdgeResponse, ResponseHeaders } from '../pipeline/response.js';
 import { sendable, sendablePart, type StoredBody } from './disk-body.js';
 

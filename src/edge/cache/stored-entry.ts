@@ -3,6 +3,7 @@
 // marker under the request's key that says on which headers. The client's
 // headers are made once here, so a HIT only copies them (deliver.ts); the
 // origin's own freshness fields are kept beside them for revalidation.
+import { Buffer } from 'node:buffer';
 import type { RequestContext } from '../pipeline/context.js';
 import { REMOVED_RESPONSE_HEADERS } from '../pipeline/hygiene-phase.js';
 import type { ResponseHeaders } from '../pipeline/response.js';

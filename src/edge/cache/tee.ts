@@ -1,4 +1,5 @@
 // Streams an origin body to the client while a fill writer (fill-writer.ts) stores it.
+import { Buffer } from 'node:buffer';
 import { PassThrough, pipeline, type Readable, type Writable } from 'node:stream';
 
 /** How long the last bytes of a response wait for its object to reach the shared tier. */

@@ -5,6 +5,7 @@
 // stream piped to the client and to the cache, and the client gets headers and
 // body in one write. Anything still arriving is handed over as a stream, with
 // backpressure down to the origin connection.
+import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { OriginError, errorPageFor } from '../origin/origin-error.js';
 import type { RequestContext } from './context.js';
 import type { EdgeResponse } from './response.js';

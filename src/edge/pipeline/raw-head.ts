@@ -1,5 +1,6 @@
 // Response heads written straight to a socket, where no ServerResponse checks them: an
 // Upgrade's answers and the answers to requests Node's parser refused.
+import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { ResponseHeaders } from './response.js';
 

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { Logger } from 'pino';
 import { ClientClosedError, OriginError } from '../origin/origin-error.js';
 import type { RequestContext } from './context.js';

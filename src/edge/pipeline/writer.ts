@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { Logger } from 'pino';
 import type { Readable } from 'node:stream';
 import type { RequestContext } from './context.js';

@@ -24,7 +24,10 @@ import type { TLSSocket } from 'node:tls';
 import { edgeMetricsDomains } from '../../config/load.js';
 import { WorkerMetrics } from '../metrics/worker-metrics.js';
 
-const EDGE_PATHS = new Set(['/health', '/ready']);
+/** The edge's own status endpoints (edge-endpoints.ts). Compared, not looked up in a set: a path is a new string, whose hash a lookup would compute on every request. */
+function isEdgePath(path: string): boolean {
+  return path === '/health' || path === '/ready';
+}
 const RELOAD_PATH = '/__cdn_reload_config';
 // A request line with a method token Node's parser does not know (TRACK, BREW…): the documented 405, not a 400.
 const UNKNOWN_METHOD_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32} [^ \r\n]+ HTTP\/1\.[01]\r?\n/;
@@ -187,7 +190,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
 
   // Before the first snapshot: the edge's status endpoints, or a 503 (a refusal keeps its own status).
   function answerWithoutConfig(req: IncomingMessage, res: ServerResponse, head: RequestHead | HeadRefusal): void {
-    if (!isRefusal(head) && EDGE_PATHS.has(head.path)) return toEndpoints(req, res, head);
+    if (!isRefusal(head) && isEdgePath(head.path)) return toEndpoints(req, res, head);
     const headers = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': nextId() };
     if (isRefusal(head)) return void res.writeHead(head.status, { ...headers, ...head.headers }).end(`${head.detail}\n`);
     res.writeHead(503, { ...headers, 'retry-after': '5' }).end('This CDN edge has no configuration yet.\n');
@@ -209,7 +212,7 @@ export async function runEdgeWorker(config: Config, logger: Logger): Promise<voi
       ctx.response = errorPage(ctx, head.status, head.detail, head.headers);
       return pipeline.answer(ctx);
     }
-    if (EDGE_PATHS.has(ctx.path) && !domainForHost(active, ctx.host)) return toEndpoints(req, res, head);
+    if (isEdgePath(ctx.path) && !domainForHost(active, ctx.host)) return toEndpoints(req, res, head);
     pipeline.run(ctx);
   }
 
