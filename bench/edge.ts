@@ -56,8 +56,9 @@ const CACHED_OBJECTS = 10000;
 const SWAPS = 20;
 /** The pinned rounds: each server with one worker, all its processes on CPU 1, wrk (one thread) on CPU 0. */
 const PINNED_SECONDS = Number(process.env.BENCH_EDGE_PINNED_SECONDS ?? 6);
-const WARM_UP_SECONDS = 2;
 const PINNED_CONNECTIONS = 32;
+/** The unmeasured load each server gets before a set of rounds (V8 compiles the path meanwhile). */
+const WARM_UP_SECONDS = 2;
 /** The instruction count's windows (bench/instructions.ts) and the requests in each. */
 const INSTRUCTION_WINDOWS = 3;
 const INSTRUCTION_REQUESTS = 4000;
@@ -142,7 +143,6 @@ const ratio = (of: WrkResult, to: WrkResult) => `${(of.rps / to.rps).toFixed(2)}
 /** A server under test: its name, port and processes now (a primary and the children whose command line holds `command`). */
 type Server = { label: string; port: number; pids: () => Promise<number[]> };
 type Measured = WrkResult & { cpuUsPerRequest: number };
-/** A saturation load on a server's port. */
 /** A saturation run of `pathname` on `port`; `seconds` shortens it (a warm-up). */
 type Load = (port: number, pathname: string, seconds?: number) => Promise<WrkResult>;
 
