@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
 import { markConfigDirtyOn } from '../../src/publish/dirty.js';
+import { publishStateRow } from '../../src/publish/publish-state-row.js';
 import { publishOnce } from '../../src/publish/publisher.js';
 import { TestCore } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
@@ -47,5 +48,18 @@ describe('the publish_state row, first written by two connections at once', func
     expect(result.outcome).to.equal('published');
     const state = await core.db.publishState.findUniqueOrThrow({ where: { id: 1 } });
     expect({ change_seq: state.change_seq, published_seq: state.published_seq, active_version: state.active_version }).to.deep.equal({ change_seq: 1n, published_seq: 1n, active_version: result.version });
+  });
+
+  it('reads a row that is there without waiting for a change still open on it', async () => {
+    const change = await core.core.connection.pool.connect();
+    try {
+      await change.query('BEGIN');
+      await markConfigDirtyOn(change, 'a change not committed yet');
+      const read = await Promise.race([publishStateRow(core.db), new Promise((resolve) => setTimeout(resolve, 2000, 'waited'))]);
+      expect(read).to.not.equal('waited');
+      await change.query('ROLLBACK');
+    } finally {
+      change.release();
+    }
   });
 });
