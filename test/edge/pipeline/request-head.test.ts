@@ -180,6 +180,14 @@ describe('the edge door: headers the client may not send on', () => {
     expect(headers).to.deep.equal({ accept: '*/*' });
   });
 
+  it('keeps a name whose first character is a claim\'s initial only in its low byte, and an empty name', () => {
+    // U+0178, U+0146 and U+0154 fold onto x, f and t in the initials' byte table; lower-cased they name no claim.
+    const names = ['\u0178-real-ip', '\u0146orwarded', '\u0154rue-client-ip', ''];
+    const headers: IncomingHttpHeaders = Object.fromEntries(names.map((name) => [name.toLowerCase(), 'v']));
+    dropClientClaims(headers, names.flatMap((name) => [name, 'v']));
+    expect(Object.keys(headers).sort()).to.deep.equal(names.map((name) => name.toLowerCase()).sort());
+  });
+
   it('removes what the client\'s Connection names, but never the body framing, Host or Upgrade', () => {
     const headers: IncomingHttpHeaders = { connection: 'keep-alive, X-Edge-Verified, content-length, host, upgrade', 'x-edge-verified': 'forged', 'content-length': '3', host: 'a.test', upgrade: 'websocket', 'x-kept': 'yes' };
     dropClientClaims(headers, rawLines(headers));
