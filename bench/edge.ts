@@ -28,6 +28,8 @@
 // itself, far steadier than the unpinned rounds on a shared machine (BENCH_EDGE_PINNED_SECONDS, default 6).
 // BENCH_EDGE_SECONDS (default 10) sets each run's length; BENCH_EDGE_ONLY=hit, miss, paced, instructions or pinned
 // runs only that part; BENCH_EDGE_NODE_ARGS are node options for the edge and its workers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof);
+// BENCH_EDGE_BY_FUNCTION=1 also prints, from the instruction counts, the functions (compiled JavaScript named from V8's perf map)
+// whose instructions per HIT differ most between the edge and the bare Map server (docs/runtime.md);
 // BENCH_EDGE_METRICS=off starts the edge without its metrics listener (CDN_EDGE_METRICS_PORT=0: its workers count nothing),
 // for measuring what the metrics cost; BENCH_EDGE_METRICS=compare runs a second edge without them beside the first, in
 // the same HIT rounds, and prints the median of edge/edge-without-metrics (issue #27: under 3% on a HIT).
@@ -41,6 +43,7 @@ import { startCoreProcess } from './core-process.js';
 import { childPids, cpuSeconds, DOMAINS, edgeVersion, get as getHost, loadDomains, publish, rssMb, startBareNode, startOrigin, waitFor, waitForQuiet } from './edge-setup.js';
 import { paced, saturate, type PacedResult, type WrkResult } from './edge-load.js';
 import { haveCallgrind, measureInstructions, spawnUnderCallgrind, type Instructions } from './instructions.js';
+import { instructionsByFunction, largestDifferences } from './instructions-by-function.js';
 import { requireWrk } from './wrk.js';
 import { median } from './median.js';
 import { freePort } from '../test/support/cluster.js';
@@ -333,13 +336,16 @@ try {
         await stopChild(child);
       }
     };
+    // BENCH_EDGE_BY_FUNCTION=1: the bare server and the edge with their compiled code named (V8's perf map), dumped by instruction.
+    const byFunction = process.env.BENCH_EDGE_BY_FUNCTION === '1';
+    const named = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => (byFunction ? { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --perf-basic-prof`.trim() } : env);
     const barePort = await freePort();
-    const bare = spawnUnderCallgrind(process.execPath, [new URL('./bare-node.mjs', import.meta.url).pathname, 'cache', String(barePort), String(originPort)], callgrindDir, { ...process.env, BARE_NODE_WORKERS: '1' });
+    const bare = spawnUnderCallgrind(process.execPath, [new URL('./bare-node.mjs', import.meta.url).pathname, 'cache', String(barePort), String(originPort)], callgrindDir, named({ ...process.env, BARE_NODE_WORKERS: '1' }), byFunction);
     children.push(bare);
     const bareCount = await measureOne(bare, 'bare-node', barePort);
     const edgeUnderCallgrind = async (id: string, metrics: boolean): Promise<Instructions> => {
       const port = await freePort();
-      const child = spawnUnderCallgrind(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], callgrindDir, await edgeEnv(id, port, metrics, 1));
+      const child = spawnUnderCallgrind(process.execPath, [...nodeArgs, 'bin/cdn.js', 'edge'], callgrindDir, named(await edgeEnv(id, port, metrics, 1)), byFunction);
       children.push(child);
       await waitFor(`${id} under callgrind to serve the snapshot`, async () => (await edgeVersion(port)) === version, 300000);
       return measureOne(child, 'cdn.js', port);
@@ -350,6 +356,20 @@ try {
     console.log(`HIT instructions per request (callgrind, one worker, median of ${INSTRUCTION_WINDOWS} windows of ${INSTRUCTION_REQUESTS.toLocaleString('en')} requests):`);
     console.log(`  bare node:http Map server ${thousands(bareCount)}; edge ${thousands(withMetrics)}; edge without metrics ${thousands(withoutMetrics)}`);
     console.log(`  edge/bare node:http Map server ${(withMetrics.perRequest / bareCount.perRequest).toFixed(2)}x; the metrics cost ${((withMetrics.perRequest / withoutMetrics.perRequest - 1) * 100).toFixed(1)}% of an edge HIT (target < 3%)`);
+    if (byFunction) await printByFunction(withMetrics, bareCount);
+  }
+  // The functions whose instructions per HIT differ most between the edge and the bare server, each from its median window.
+  async function printByFunction(edge: Instructions, bare: Instructions): Promise<void> {
+    const ofMedianWindow = async (counted: Instructions) => {
+      const map = `/tmp/perf-${counted.worker}.map`;
+      try {
+        return await instructionsByFunction(counted.dumps[counted.windows.indexOf(counted.perRequest)], map, INSTRUCTION_REQUESTS);
+      } finally {
+        await rm(map, { force: true });
+      }
+    };
+    const lines = largestDifferences(await ofMedianWindow(edge), await ofMedianWindow(bare), 40);
+    console.log(`HIT instructions per request by function, the 40 largest differences (edge, bare node:http Map server, difference):\n${lines.join('\n')}`);
   }
   // ROUNDS rounds of the paced MISS: the origin asked directly, then nginx, the bare proxies and the
   // edge in turn (reversed every other round); what each adds to the p99 over the origin's in the same

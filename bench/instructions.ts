@@ -23,9 +23,12 @@ export function haveCallgrind(): boolean {
   return !spawnSync('valgrind', ['--version']).error && !spawnSync('callgrind_control', ['--version']).error;
 }
 
-/** `command` with `args` under callgrind, its children too, writing its dumps into `dir`. */
-export function spawnUnderCallgrind(command: string, args: string[], dir: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const valgrind = ['--quiet', '--tool=callgrind', '--trace-children=yes', '--instr-atstart=no', `--callgrind-out-file=${path.join(dir, 'callgrind.%p')}`];
+/**
+ * `command` with `args` under callgrind, its children too, writing its dumps into `dir`. `byInstruction`:
+ * each cost line with its instruction's address (--dump-instr=yes), for instructionsByFunction.
+ */
+export function spawnUnderCallgrind(command: string, args: string[], dir: string, env: NodeJS.ProcessEnv, byInstruction = false): ChildProcess {
+  const valgrind = ['--quiet', '--tool=callgrind', '--trace-children=yes', '--instr-atstart=no', ...(byInstruction ? ['--dump-instr=yes'] : []), `--callgrind-out-file=${path.join(dir, 'callgrind.%p')}`];
   return spawn('valgrind', [...valgrind, command, ...args], { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 }
 
@@ -57,16 +60,21 @@ export async function sendRequests(port: number, host: string, pathname: string,
   })));
 }
 
-// The instructions in the newest dump of `pid` in `dir`.
-async function lastDumpTotal(dir: string, pid: number): Promise<number> {
+// The path of the newest dump of `pid` in `dir`.
+async function lastDump(dir: string, pid: number): Promise<string> {
   const dumps = (await readdir(dir)).filter((name) => name.startsWith(`callgrind.${pid}.`)).sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
-  const text = await readFile(path.join(dir, dumps[dumps.length - 1]), 'utf8');
-  const total = /^(?:summary|totals): (\d+)/m.exec(text);
-  if (!total) throw new Error(`no instruction total in ${dumps[dumps.length - 1]}`);
+  return path.join(dir, dumps[dumps.length - 1]);
+}
+
+// The instructions in the dump at `dump`.
+async function dumpTotal(dump: string): Promise<number> {
+  const total = /^(?:summary|totals): (\d+)/m.exec(await readFile(dump, 'utf8'));
+  if (!total) throw new Error(`no instruction total in ${dump}`);
   return Number(total[1]);
 }
 
-export type Instructions = { perRequest: number; windows: number[] };
+/** `dumps`: each counted window's dump; `worker`: the measured process's pid (its perf map is /tmp/perf-<pid>.map). */
+export type Instructions = { perRequest: number; windows: number[]; dumps: string[]; worker: number };
 
 /**
  * Instructions per request of the one worker of `server` (a process under callgrind; its worker is
@@ -80,13 +88,16 @@ export async function measureInstructions(server: ChildProcess, command: string,
   await waitFor(`${command} under callgrind to answer`, () => sendRequests(target.port, target.host, target.pathname, 1).then(() => true), 180000);
   await sendRequests(target.port, target.host, target.pathname, WARM_UP_REQUESTS);
   const counted: number[] = [];
+  const dumps: string[] = [];
   for (let window = 0; window <= windows; window++) {
     control('--instr=on');
     control('--zero');
     await sendRequests(target.port, target.host, target.pathname, requests);
     control('--dump');
     control('--instr=off');
-    if (window > 0) counted.push((await lastDumpTotal(dir, worker!)) / requests);
+    if (window === 0) continue;
+    dumps.push(await lastDump(dir, worker!));
+    counted.push((await dumpTotal(dumps[dumps.length - 1])) / requests);
   }
-  return { perRequest: median(counted), windows: counted };
+  return { perRequest: median(counted), windows: counted, dumps, worker: worker! };
 }
