@@ -57,8 +57,8 @@ describe('the publish_state row, first written by two connections at once', func
       await markConfigDirtyOn(change, 'a change not committed yet');
       const read = await Promise.race([publishStateRow(core.db), new Promise((resolve) => setTimeout(resolve, 2000, 'waited'))]);
       expect(read).to.not.equal('waited');
-      await change.query('ROLLBACK');
     } finally {
+      await change.query('ROLLBACK');
       change.release();
     }
   });
