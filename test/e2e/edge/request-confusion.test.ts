@@ -23,6 +23,9 @@ const CLAIMS = ['forwarded', 'x-original-url', 'x-rewrite-url', 'x-http-method-o
 const request = (target: string, headers: string[], method = 'GET') => `${method} ${target} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`;
 
 // An origin answering every request with what it saw, cacheable for ten minutes, announcing its software.
+/** The fields naming the origin's software that the reflecting origin sends, none of which may reach a client. */
+const ORIGIN_SOFTWARE = ['server', 'x-powered-by', 'x-aspnet-version', 'x-runtime', 'x-generator'];
+
 function reflectingOrigin(name: string): Promise<TestOrigin> {
   return TestOrigin.start(name, (req, res) => {
     req.resume();
@@ -39,8 +42,9 @@ function reflectingOrigin(name: string): Promise<TestOrigin> {
       fields: Array.from({ length: req.rawHeaders.length / 2 }, (_, index) => [req.rawHeaders[2 * index].toLowerCase(), req.rawHeaders[2 * index + 1]] as [string, string]),
     };
     const body = JSON.stringify(seen);
-    // Names as the origin's software spells them: hygiene and the header rules must find them whatever their case.
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'max-age=600', Server: 'Origin/1.0', 'X-POWERED-BY': 'PHP/5.1', 'X-Internal': 'secret' });
+    // Names as the origin's software spells them: hygiene and the header rules must find them whatever their case
+    // (hygiene's filter by first letter and length, pipeline/hygiene-phase.ts, sees each of these differently).
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'max-age=600', Server: 'Origin/1.0', 'X-POWERED-BY': 'PHP/5.1', 'X-AspNet-Version': '4.0.30319', 'X-Runtime': '0.012', 'X-Generator': 'Drupal 7', 'X-Internal': 'secret' });
     res.end(body);
   });
 }
@@ -152,7 +156,7 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
     const absolute = await sendRaw(edge.port, request(`http://${ALPHA.toUpperCase()}./claims-absolute`, ['Host: elsewhere.example', 'Connection: keep-alive, X-Kept', 'X-Kept: no', ...claims]));
     expect(seenBy(absolute.text)).to.deep.include({ claims: [], realIp: '127.0.0.1', url: '/claims-absolute', host: ALPHA });
     expect(rawHeaders(absolute.text)).to.have.property('x-request-id');
-    expect(rawHeaders(absolute.text)).not.to.have.any.keys('server', 'x-powered-by', 'x-internal');
+    expect(rawHeaders(absolute.text)).not.to.have.any.keys(...ORIGIN_SOFTWARE, 'x-internal');
   });
 
   describe('one normalised path for every rule', () => {
@@ -210,7 +214,7 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
       expect(answer.status).to.equal(200);
       const headers = rawHeaders(answer.text);
       expect(headers).to.have.property('x-request-id');
-      expect(headers).not.to.have.any.keys('server', 'x-powered-by', 'x-internal');
+      expect(headers).not.to.have.any.keys(...ORIGIN_SOFTWARE, 'x-internal');
       expect(seenBy(answer.text)).to.include({ verified: 'yes' });
       expect((await get('/admin', ALPHA, ['Connection: Upgrade', 'Upgrade: h2c'])).status).to.equal(403);
     });
@@ -369,7 +373,7 @@ describe('cdn edge against host confusion, cache poisoning and rule bypass', fun
       expect(headers['x-cache'], label).to.deep.equal(['HIT']);
       expect(headers['content-length'], label).to.deep.equal([String(Buffer.byteLength(rawBody(answer), 'latin1'))]);
       expect(seenBy(answer), label).to.include({ host: ALPHA, url: '/page-wire?a=1' });
-      expect(headers, label).not.to.have.any.keys('server', 'x-powered-by', 'x-internal', 'transfer-encoding');
+      expect(headers, label).not.to.have.any.keys(...ORIGIN_SOFTWARE, 'x-internal', 'transfer-encoding');
       expect(headers, label).to.have.property('x-request-id');
       return headers;
     };
